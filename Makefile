@@ -1,0 +1,44 @@
+# skel - plain GNU make.  `make help` lists the targets.
+CC      ?= cc
+OPT     ?= -O2 -g
+WARN    := -std=c99 -Wall -Wextra -Werror -pedantic
+OMP     ?= -fopenmp
+LIBS    := -ldl -lpthread -lm
+CFLAGS_ALL = $(OPT) $(WARN) $(OMP) -I. $(CFLAGS)
+BUILD   ?= build
+HEADERS := skel.h skel_cuda.h skel_cl.h
+
+EXAMPLES := $(patsubst examples/%.c,$(BUILD)/%,$(wildcard examples/*.c))
+TOOLS    := $(patsubst tools/%.c,$(BUILD)/%,$(wildcard tools/*.c))
+BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench_%,$(wildcard bench/*.c))
+TEST_SRC := $(wildcard test/*.c)
+
+.PHONY: all test test-asan bench demo clean help
+all: $(EXAMPLES) $(TOOLS)                       ## build examples and tools
+
+$(BUILD)/%: examples/%.c $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_ALL) $< -o $@ $(LIBS)
+$(BUILD)/%: tools/%.c $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_ALL) $< -o $@ $(LIBS)
+$(BUILD)/bench_%: bench/%.c $(HEADERS) bench/bench.h | $(BUILD)
+	$(CC) $(OPT) -O3 -march=native $(WARN) $(OMP) -I. $(CFLAGS) $< -o $@ $(LIBS)
+$(BUILD)/skel_tests: $(TEST_SRC) test/skel_test.h $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS_ALL) $(TEST_SRC) -o $@ $(LIBS)
+$(BUILD)/asan/skel_tests: $(TEST_SRC) test/skel_test.h $(HEADERS)
+	@mkdir -p $(BUILD)/asan
+	$(CC) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	    -fno-omit-frame-pointer $(WARN) $(OMP) -I. $(CFLAGS) $(TEST_SRC) -o $@ $(LIBS)
+
+test: $(BUILD)/skel_tests                       ## build and run the tests
+	$(BUILD)/skel_tests
+test-asan: $(BUILD)/asan/skel_tests             ## the tests under AddressSanitizer + UBSan
+	ASAN_OPTIONS=detect_leaks=1 $(BUILD)/asan/skel_tests
+bench: $(BENCHES)                               ## build the benchmarks
+demo: all                                       ## build and run the demo
+	$(BUILD)/demo
+$(BUILD):
+	@mkdir -p $(BUILD)
+clean:                                          ## remove build outputs
+	rm -rf $(BUILD)
+help:                                           ## list the targets
+	@grep -E '^[a-z-]+:.*##' Makefile | sed -E 's/:.*## /\t/'
