@@ -1498,7 +1498,21 @@ void _skel_window_2d(const void *src, size_t rows, size_t cols, size_t r, size_t
    --------------------------------------------------------------------- */
 struct _skel_inst_state {
     skel_plan *plan;
+    void *backend_data[_SKEL_MAX_BACKENDS];   /* e.g. compiled kernels, per backend */
 };
+static pthread_mutex_t _skel_state_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The instance's mutable state, made on first use (NULL when out of memory). */
+static struct _skel_inst_state *_skel_state(skel_skeleton *sk)
+{
+    pthread_mutex_lock(&_skel_state_lock);
+    if (!sk->state) {
+        sk->state = (struct _skel_inst_state *)SKEL_MALLOC(sizeof *sk->state);
+        if (sk->state) memset(sk->state, 0, sizeof *sk->state);
+    }
+    pthread_mutex_unlock(&_skel_state_lock);
+    return sk->state;
+}
 
 static const char *_skel_kind_name(int kind)
 {
@@ -1807,11 +1821,7 @@ int skel_plan_lookup(const skel_plan *p, size_t n, skel_variant *out)
 int skel_set_plan(skel_skeleton *sk, skel_plan *p)
 {
     if (!sk) return _skel_fail(SKEL_EINVAL, "skel_set_plan: NULL skeleton instance");
-    if (!sk->state) {
-        sk->state = (struct _skel_inst_state *)SKEL_MALLOC(sizeof *sk->state);
-        if (!sk->state) return _skel_fail(SKEL_ENOMEM, "skel_set_plan: out of memory");
-        memset(sk->state, 0, sizeof *sk->state);
-    }
+    if (!_skel_state(sk)) return _skel_fail(SKEL_ENOMEM, "skel_set_plan: out of memory");
     sk->state->plan = p;
     return SKEL_OK;
 }
