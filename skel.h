@@ -944,13 +944,21 @@ typedef struct _skel_shape {
     int dims;
 } _skel_shape;
 
+/* A backend is a value: the core knows it only through this struct. */
 typedef struct _skel_backend {
     const char *name;
     int is_gpu;
-    int space;                  /* memory space its kernels read */
+    int space;                  /* memory space its kernels read (0 = host) */
     void *ctx;
+    /* Run one checked call with variant v. */
     int (*run)(const struct _skel_backend *b, const _skel_variant *v, skel_skeleton *sk,
                const skel_call *c, const _skel_shape *sh);
+    /* Fill up to max tuning candidates (parameter sets) for this backend and
+       return how many; NULL means the default variant only. */
+    int (*candidates)(const struct _skel_backend *b, skel_variant *out, int max);
+    /* What it runs on, for logs and the machine fingerprint
+       (e.g. "NVIDIA H100 80GB HBM3, sm_90, driver 13000, NVRTC 13.0"). */
+    char info[256];
 } _skel_backend;
 
 static _skel_backend _skel_backends[_SKEL_MAX_BACKENDS];
@@ -991,13 +999,14 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
 
 static void _skel_init_once(void)
 {
-    _skel_backend seq = { "seq", 0, 0, NULL, _skel_cpu_run };
+    _skel_backend seq = { "seq", 0, 0, NULL, _skel_cpu_run, NULL, "one CPU core" };
     const char *forced = getenv("SKEL_BACKEND");
     int i;
     _skel_backend_register(&seq);
 #if _SKEL_OMP
     {
-        _skel_backend omp = { "omp", 0, 0, NULL, _skel_cpu_run };
+        _skel_backend omp = { "omp", 0, 0, NULL, _skel_cpu_run, NULL, "" };
+        snprintf(omp.info, sizeof omp.info, "OpenMP, %d threads", omp_get_max_threads());
         _skel_backend_register(&omp);
     }
 #endif
