@@ -1288,6 +1288,20 @@ static int _skel_scan_range(_skel_cpu_ctx *c, int threads, size_t n, const void 
     return SKEL_OK;
 }
 
+/* Row-wise scan of rows [lo, hi), each row on one thread. */
+static void _skel_body_scan_rows(void *p, int t, size_t lo, size_t hi)
+{
+    _skel_cpu_ctx *c = (_skel_cpu_ctx *)p;
+    _skel_job j = c->job;
+    size_t r, rb = c->cols * c->esz;
+    (void)t;
+    for (r = lo; r < hi; ++r) {
+        j.in[0] = (const unsigned char *)c->job.in[0] + r * rb;
+        j.out = (unsigned char *)c->job.out + r * rb;
+        c->sk->cpu.scan(&j, 0, c->cols, c->carry, c->exclusive);
+    }
+}
+
 /* MapOverlap along rows: a flat range of elements, split at row ends. */
 static void _skel_body_overlap_rows(void *p, int t, size_t lo, size_t hi)
 {
@@ -1327,7 +1341,7 @@ static void _skel_body_overlap_cols(void *p, int t, size_t lo, size_t hi)
     unsigned char *tin, *tout;
     (void)t;
     if (lo >= hi) return;
-    tin = (unsigned char *)SKEL_MALLOC(2 * _SKEL_COL_BLOCK * R * c->esz);
+    tin = (unsigned char *)SKEL_MALLOC(2 * _SKEL_COL_BLOCK * R * c->esz + 1);
     if (!tin) { c->failed = 1; return; }
     tout = tin + _SKEL_COL_BLOCK * R * c->esz;
     for (b = lo; b < hi; ++b) {
@@ -1438,7 +1452,13 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
     case SKEL_KIND_SCAN: {
         size_t r, C = sh->cols;
         _skel_job whole = c.job;
-        for (r = 0; r < sh->rows && rc == SKEL_OK; ++r) {   /* a matrix scans row by row */
+        if (sh->rows >= (size_t)threads && threads > 1) {   /* many rows: one thread per block of rows */
+            c.carry = call->init;
+            c.cols = C;
+            _skel_parallel(threads, sh->rows, _skel_body_scan_rows, &c);
+            break;
+        }
+        for (r = 0; r < sh->rows && rc == SKEL_OK; ++r) {   /* few rows: parallel within each */
             c.job.in[0] = (const unsigned char *)whole.in[0] + r * C * c.esz;
             c.job.out = (unsigned char *)whole.out + r * C * c.esz;
             rc = _skel_scan_range(&c, threads, C, call->init);
@@ -1617,7 +1637,6 @@ static int _skel_check(const skel_skeleton *sk, const skel_call *c, _skel_shape 
     const char *kn;
     const skel_vec *ref;
     int i;
-    char name[16];
     if (!sk) return _skel_fail(SKEL_EINVAL, "skel_run: NULL skeleton instance");
     kn = _skel_kind_name(sk->kind);
     if (!c) return _skel_fail(SKEL_EINVAL, "%s %s: NULL call", kn, sk->name);
@@ -1637,11 +1656,10 @@ static int _skel_check(const skel_skeleton *sk, const skel_call *c, _skel_shape 
         _SKEL_TRY(_skel_check_operand(sk, "out", c->out, sk->out_type, NULL));
         ref = c->out;
     } else {
+        static const char *names[SKEL_MAX_IN] = { "in[0]", "in[1]", "in[2]", "in[3]" };
         ref = c->in[0];
-        for (i = 0; i < sk->nin; ++i) {
-            snprintf(name, sizeof name, "in[%d]", i);
-            _SKEL_TRY(_skel_check_operand(sk, name, c->in[i], sk->in_type, i ? ref : NULL));
-        }
+        for (i = 0; i < sk->nin; ++i)
+            _SKEL_TRY(_skel_check_operand(sk, names[i], c->in[i], sk->in_type, i ? ref : NULL));
     }
     sh->n = ref->n; sh->rows = ref->rows; sh->cols = ref->cols;
     sh->dims = sh->dims ? sh->dims : 1;
