@@ -82,7 +82,10 @@
        may differ from a sequential left-to-right loop by rounding, because
        the CPU backends sum contiguous blocks separately before combining.
        Reducing an empty container is an error (SKEL_EEMPTY): there is no
-       identity to return.  MapOverlap reads outside the data through the
+       identity to return.  A Scan given call.init starts from it: inclusive
+       r[i] = init + a[0] + .. + a[i], exclusive r[0] = init (exclusive
+       requires it).  A MapReduce with no inputs (an index-only map)
+       reduces the indices 0 .. call.count-1.  MapOverlap reads outside the data through the
        edge policy: SKEL_EDGE_CONSTANT (the call's edge_value, default 0),
        SKEL_EDGE_CYCLIC (wrap around) or SKEL_EDGE_DUPLICATE (nearest
        element); the overlap may not exceed the length it runs along.
@@ -102,12 +105,99 @@
        SKEL_OMP_THREADS=n    default OpenMP thread count (else OpenMP's)
        SKEL_OMP_THRESHOLD=n  size from which the default picks omp
        SKEL_VERBOSE=1|2      log backend choices (2: and every call) on stderr
+       SKEL_PLAN_DIR=dir     folder of the tuner's plan files (see TUNER)
+       SKEL_RETUNE=1         tune again even when a matching plan file exists
+
+   TUNER (seed 000: Dastgeer, Li, Kessler 2013; thesis ch. 4)
+       skel_plan *plan;
+       skel_tune(&(skel_tune_desc){ .id = "dot", .sk = dot,
+                                    .lower = { 10 }, .upper = { 50000000 },
+                                    .time_budget = 20 }, &plan);
+       // every later call of dot runs the variant the plan picks for its size
+       A *variant* is a backend plus parameters; the tuner considers every
+       available backend x its candidates (omp: 1, 2, 4, ... threads and the
+       core count; GPU backends list block / grid sizes themselves) or the
+       desc's own list.  It builds a dispatch tree over the box lower..upper
+       of context points:
+       - Context point (dimensionality reduction): Map, Scan, MapReduce,
+         Reduce and 1-D MapOverlap on vectors: n (a matrix counts its
+         elements); MapOverlap on a matrix (dims = 2, or a direction in the
+         template call), MapOverlap2D and Reduce by rows / columns: rows x
+         cols; MapArray: length of in[0] x length of in[1].
+       - The root box's 2^D corners are measured with every variant; each
+         tree node whose corners agree on a winner is a closed leaf, others
+         split into 2^D children, breadth-first, until max_depth, max_nodes
+         or time_budget.  Sides split at their geometric middle sqrt(lo*hi)
+         (SKEL_SPLIT_LINEAR: the arithmetic one; geometric needs fewer
+         points for the same accuracy when costs span decades).
+       - Every node is split down to min_depth (3 in 1-D, 2 in 2-D) even if
+         its corners agree: cache effects make costs non-convex (seq can
+         win at both ends of a range and omp in its cache-sized middle).
+       - Corners "agree" when one variant is within `tolerance` (3%) of the
+         best at every corner (timing noise would otherwise split forever
+         where variants tie); tolerance < 0 is the paper's strict rule.
+       - Pruning: once the root and its children are measured, and again at
+         each deeper level, a variant that was never within `prune` (25%) of
+         the best at any point measured so far is not measured again.
+       - A call that takes longer than `timeout` drops its variant at that
+         point and at every point at least as large in each dimension.
+       - Measurement: synthetic operands of the instance's types and shapes
+         with random values (inputs of floats in [0,1), integers 0..99;
+         desc.prepare may change them or set the uniform per point), put
+         where in_loc says.  Each of `reps` rounds times the first call on
+         fresh data (plus the copy back when out_to_host) and a repeated
+         call on the same data; R = the least repeated time, F = the least
+         first time - R (interference from other processes only adds time).  Variants rank by T(r) = R*r + F, r = desc.repeats, so a
+         GPU that loses the single call (uploads) can win at r = 10.
+       - Lookup: descend to the leaf holding the point (clamped into the
+         box); a closed leaf answers its winner, an open one the winner at
+         the nearest corner in log space normalised per axis (per axis:
+         x^2 <= lo*hi takes the lower end).  About 10-20 ns at depth 10.
+       - Bulk selection: calls with the same call.group (non-zero) run in
+         the memory space the first call of the group chose, on the variant
+         their own plan ranks best there; skel_group_reset forgets.
+       Tuning prints progress on stderr when stderr is a terminal or
+       SKEL_VERBOSE is set (desc.quiet silences it).  skel_tune first looks
+       for the plan file; if it holds the same configuration and the same
+       machine fingerprint it is loaded and nothing is measured; otherwise
+       (or with SKEL_RETUNE=1) the tuner runs and writes the file.
+
+   PLAN FILES
+       <exe dir>/<exe name>.skelplans/<id>.plan (the id with characters
+       other than A-Z a-z 0-9 . _ - replaced by _), or $SKEL_PLAN_DIR/<id>.plan,
+       or desc.dir/<id>.plan.  Written to a temporary file and renamed.
+       tools/skel_plan prints one as text, JSON or SVG.  Little-endian:
+           "SKELPLAN" u32 version (1) u32 flags (0) u64 payload bytes
+           payload:
+             configuration: str id, instance, function, reduce function;
+               u32 dims; per dim u64 lower, upper; i32 kind, in type, out
+               type, inputs, index mode, overlap dR, dC, weighted, uniform,
+               direction, edge, exclusive, max depth, min depth, max nodes,
+               reps, r,
+               in_loc[4], out_to_host, split, cost model; f64 budget,
+               timeout, tolerance, prune; u64 hash of an explicit variant list
+             str fingerprint: "cpu: <model name>\ncores: N\nbackend <name>:
+               <info>\n" for each backend (GPU names, drivers)
+             u32 variants; each: str backend, i32 threads, block, grid,
+               devices, pruned-after-depth (-1: kept)
+             u32 points; each: u64 x[dims], i32 winner, f64 R, F per variant
+               (R < 0: -1 not measured, -2 timed out, -3 failed)
+             u32 nodes (breadth-first; children consecutive, after their
+               parent); each: u64 lo, hi per dim, i32 first child (-1: leaf),
+               i32 corner point per 2^dims, i32 winner, depth, closed
+             f64 tuning seconds, u32 measurements
+           u64 FNV-1a 64 of every byte before it
+       str = u32 length + bytes.  A file that is short, long, of another
+       magic or a newer version, fails the checksum, or breaks any
+       structural rule (indices, boxes, children halving their parent) is
+       reported (skel_last_error, the log) and never used.
 
    CONFIGURATION MACROS (define before the implementation include)
        SKEL_MALLOC(n), SKEL_REALLOC(p, n), SKEL_FREE(p), SKEL_ASSERT(c),
        SKEL_NO_OPENMP (leave the omp backend out even with -fopenmp)
 
    VERSION 0.1.0
+       next   the tuner: dispatch trees, plan files, bulk groups.
        0.1.0  containers with coherence state, all data-parallel skeletons on
               seq and omp, manual execution plans.
 */
@@ -222,6 +312,7 @@ typedef struct skel_call {
     const void *init;           /* Scan exclusive: initial value */
     const void *weights;        /* weighted MapOverlap2D: (2dR+1) x (2dC+1) elements, row-major */
     int group;                  /* bulk selection group (tuner), 0 = none */
+    size_t count;               /* MapReduce with no inputs (index only): reduce indices 0..count-1 */
 } skel_call;
 
 typedef struct skel_skeleton skel_skeleton;
@@ -259,6 +350,85 @@ int skel_plan_lookup(const skel_plan *p, size_t n, skel_variant *out);
 int skel_set_plan(skel_skeleton *sk, skel_plan *p);
 /* The variant the next call of sk with these operands would run. */
 int skel_choose(skel_skeleton *sk, const skel_call *call, skel_variant *out);
+/* The variant a plan chooses at a context point of dims (1 or 2) values:
+   a range plan looks at the product, a tuned plan at the point itself. */
+int skel_plan_lookup_point(const skel_plan *p, const size_t *point, int dims, skel_variant *out);
+
+/* ---- the tuner (see TUNER at the top) ------------------------------------ */
+enum { SKEL_ON_HOST = 0, SKEL_ON_DEVICE = 1 };              /* operand locality */
+enum { SKEL_SPLIT_GEOMETRIC = 0, SKEL_SPLIT_LINEAR = 1 };   /* where a box splits */
+
+/* What to tune.  Zero fields take the documented default. */
+typedef struct skel_tune_desc {
+    const char *id;             /* unique name of this tuning; names the plan file (required) */
+    skel_skeleton *sk;          /* the instance; gets the plan (required unless cost is set) */
+    int dims;                   /* context dimensions (default: the instance's reduction, see TUNER) */
+    size_t lower[2], upper[2];  /* inclusive bounds per dimension, 1 <= lower <= upper (required) */
+    const skel_call *call;      /* template of the synthetic calls: uniform, direction, edge, init,
+                                   weights (its containers are ignored; NULL: all zero) */
+    int max_depth;              /* deepest tree level (default 10) */
+    int min_depth;              /* split down to this level even where corners agree
+                                   (default 3 for 1-D, 2 for 2-D; negative: 0) */
+    int max_nodes;              /* most tree nodes (default 2048) */
+    double time_budget;         /* seconds for the whole tuning (default 60) */
+    double timeout;             /* seconds one call may take before the variant is dropped there (default 2) */
+    int reps;                   /* measurements per variant and point, the least taken (default 5;
+                                   fewer once one variant has taken 0.2 s at a point) */
+    int repeats;                /* expected calls r on the same data: ranks by R*r + F (default 1) */
+    int in_loc[SKEL_MAX_IN];    /* where each input lives before the calls: SKEL_ON_HOST (default) or
+                                   SKEL_ON_DEVICE (the first GPU's memory; host without a GPU) */
+    int out_to_host;            /* 1: the result must come back to the host (paid once per r calls) */
+    double tolerance;           /* corners agree when one variant is within this share of the best
+                                   at each (default 0.03; negative: 0, the strict rule) */
+    double prune;               /* drop variants never within this share of the best (default 0.25;
+                                   negative: never prune) */
+    int split;                  /* SKEL_SPLIT_GEOMETRIC (default) or SKEL_SPLIT_LINEAR */
+    const skel_variant *variants; /* the variants to consider (default: every backend x its candidates) */
+    int nvariants;
+    const char *dir;            /* plan folder (default: SKEL_PLAN_DIR, else <exe dir>/<exe name>.skelplans) */
+    int nofile;                 /* 1: neither load nor save a plan file */
+    int quiet;                  /* 1: no progress on stderr */
+    /* Called with each synthetic call after its operands were made and filled
+       with random values: may rewrite inputs (skel_write) or set call->uniform
+       for this point (e.g. a length).  NULL: nothing. */
+    void (*prepare)(skel_call *call, const size_t *point, void *user);
+    /* A cost model in place of measurements (tests, simulation): returns the
+       per-call time R of variant v at point (negative: v fails there) and
+       sets *once to the once-per-data time F (preset to 0). */
+    double (*cost)(const skel_variant *v, const size_t *point, double *once, void *user);
+    void *user;                 /* passed to prepare and cost */
+} skel_tune_desc;
+
+/* Load the plan for desc->id if its file matches this configuration and
+   machine, else tune and save it.  *plan (owned by the caller) is also set
+   on desc->sk.  SKEL_RETUNE=1 ignores existing files. */
+int skel_tune(const skel_tune_desc *desc, skel_plan **plan);
+
+/* What a tuned plan knows about itself (zeros for a range plan). */
+typedef struct skel_plan_stats {
+    int tuned;                  /* 1: a dispatch tree (tuned or loaded) */
+    int loaded;                 /* 1: read from a plan file rather than tuned now */
+    int dims;
+    size_t lower[2], upper[2];
+    int variants, pruned;       /* variant table size; how many were pruned */
+    int points, measurements;   /* context points measured; variant runs measured */
+    int nodes, closed_leaves, open_leaves, depth;
+    double explored;            /* points / integer points in the box */
+    double tune_seconds;        /* time spent tuning (modelled time with a cost model) */
+} skel_plan_stats;
+int skel_plan_stats_get(const skel_plan *p, skel_plan_stats *out);
+
+/* Plan files (format at the top).  Load never trusts a bad file: it
+   returns SKEL_EFORMAT and says why in skel_last_error(). */
+int skel_plan_save(const skel_plan *p, const char *path);
+int skel_plan_load(skel_plan **p, const char *path);
+/* The file skel_tune uses for id, with dir as in skel_tune_desc (NULL: default). */
+int skel_plan_path(const char *id, const char *dir, char *buf, size_t size);
+enum { SKEL_DUMP_TEXT = 0, SKEL_DUMP_JSON = 1, SKEL_DUMP_SVG = 2 };
+/* Write a tuned plan as text, JSON or SVG to path (NULL: stdout). */
+int skel_plan_dump(const skel_plan *p, int format, const char *path);
+/* Forget the memory space chosen for bulk group `group` (0: every group). */
+void skel_group_reset(int group);
 
 /* ---- backends ----------------------------------------------------------- */
 int skel_backend_count(void);                  /* registered backends */
@@ -388,27 +558,46 @@ static inline const char *_skel_src_uint64_t(void) { return ""; }
     _SKEL_CALLF(func, ~, (skel_index)(row), (skel_index)(col)                 \
                 _SKEL_CAT(_SKEL_ELEMS_, nin)(i) _SKEL_UARG(u))
 
-/* Order-preserving blocked reduction of V(j, i) over [lo, hi): 8 contiguous
-   blocks accumulate side by side (8 independent dependency chains instead
-   of one) and are combined left to right, so only associativity is used. */
+/* Order-preserving reduction of V(j, i) over [lo, hi), hi > lo.
+   Integer types: the plain left-to-right loop; the compiler vectorises it
+   itself when the operator is exactly associative (+, *, min, &, ...).
+   Floating types: the compiler may not reassociate, so tiles of 32 are
+   reduced as a balanced tree (pairs of neighbours, then pairs of pairs),
+   which vectorises and has one dependent step per tile instead of 32.
+   Both use only associativity: operands are always combined in order. */
+#define _SKEL_ISFLOAT(T) _SKEL_CAT(_SKEL_ISFLOAT_, T)
+#define _SKEL_ISFLOAT_float 1
+#define _SKEL_ISFLOAT_double 1
+#define _SKEL_ISFLOAT_int32_t 0
+#define _SKEL_ISFLOAT_uint32_t 0
+#define _SKEL_ISFLOAT_int64_t 0
+#define _SKEL_ISFLOAT_uint64_t 0
 #define _SKEL_REDUCE_BODY(T, red, V, lo, hi, acc_out)                         \
     {                                                                         \
-        size_t n_ = (hi) - (lo), m_ = n_ / 8, i_, q_;                         \
-        T s_[8], t_;                                                          \
-        if (m_ < 4) {                                                         \
-            t_ = V(j, lo);                                                    \
-            for (i_ = (lo) + 1; i_ < (hi); ++i_) t_ = red(t_, V(j, i_));      \
-        } else {                                                              \
-            for (q_ = 0; q_ < 8; ++q_) s_[q_] = V(j, (lo) + q_ * m_);         \
-            for (i_ = 1; i_ < m_; ++i_)                                       \
-                for (q_ = 0; q_ < 8; ++q_)                                    \
-                    s_[q_] = red(s_[q_], V(j, (lo) + q_ * m_ + i_));          \
-            for (i_ = (lo) + 8 * m_; i_ < (hi); ++i_) s_[7] = red(s_[7], V(j, i_)); \
-            t_ = s_[0];                                                       \
-            for (q_ = 1; q_ < 8; ++q_) t_ = red(t_, s_[q_]);                  \
-        }                                                                     \
+        size_t i_ = (lo), k_;                                                 \
+        T t_ = V(j, i_), b_[16];                                              \
+        ++i_;                                                                 \
+        if (_SKEL_ISFLOAT(T))                                                 \
+            for (; i_ + 32 <= (hi); i_ += 32) {                               \
+                for (k_ = 0; k_ < 16; ++k_) b_[k_] = red(V(j, i_ + 2 * k_), V(j, i_ + 2 * k_ + 1)); \
+                for (k_ = 0; k_ < 8; ++k_) b_[k_] = red(b_[2 * k_], b_[2 * k_ + 1]); \
+                for (k_ = 0; k_ < 4; ++k_) b_[k_] = red(b_[2 * k_], b_[2 * k_ + 1]); \
+                b_[0] = red(red(b_[0], b_[1]), red(b_[2], b_[3]));            \
+                t_ = red(t_, b_[0]);                                          \
+            }                                                                 \
+        for (; i_ < (hi); ++i_) t_ = red(t_, V(j, i_));                       \
         *(T *)(acc_out) = t_;                                                 \
     }
+
+/* Edge policy for index i of n (n > 0): 1 and *at = the element to read,
+   or 0 when the constant applies.  Inlined into the generated border code. */
+static inline int _skel_edge_at(ptrdiff_t i, size_t n, int edge, size_t *at)
+{
+    if (i >= 0 && (size_t)i < n) { *at = (size_t)i; return 1; }
+    if (edge == SKEL_EDGE_CYCLIC) { ptrdiff_t m = (ptrdiff_t)n; *at = (size_t)(((i % m) + m) % m); return 1; }
+    if (edge == SKEL_EDGE_DUPLICATE) { *at = i < 0 ? 0 : n - 1; return 1; }
+    return 0;
+}
 
 /* ---- Map ---- */
 #define _SKEL_MAP_LOOP_0(func, To, nin, u)                                    \
@@ -482,6 +671,7 @@ static inline const char *_skel_src_uint64_t(void) { return ""; }
 #define SKEL_MAPREDUCE_EX(name, mapf, redf, Tout, Tin, nin, index, uniform)   \
     static inline Tout _skel_mrv_##name(const _skel_job *j, size_t i)         \
     {                                                                         \
+        (void)j;                                                              \
         _SKEL_CAT(_SKEL_DECL_IN_, nin)(Tin)                                   \
         _SKEL_UDECL(uniform)                                                  \
         return _SKEL_CAT(_SKEL_MRV_, index)(mapf, nin, uniform);              \
@@ -522,25 +712,28 @@ static inline const char *_skel_src_uint64_t(void) { return ""; }
         .cpu = { .reduce = _skel_red_##name, .scan = _skel_scan_##name } }};
 
 /* ---- MapOverlap 1D (vectors, matrix rows, matrix columns) ---- */
-void _skel_window_1d(const void *src, size_t n, size_t i, int d, size_t esz,
-                     int edge, const void *edge_value, void *win);
+/* the 2d+1 window around element i of s[0..n) under the call's edge policy */
+#define _SKEL_WIN1(T, d)                                                      \
+    for (k_ = -(d); k_ <= (d); ++k_)                                          \
+        win[k_ + (d)] = _skel_edge_at((ptrdiff_t)i + k_, n, j->edge, &at_) ? s[at_] : cv_
 #define SKEL_OVERLAP_EX(name, func, T, d, uniform)                            \
     static void _skel_ov_##name(const _skel_job *j, const void *src, void *dst, \
                                 size_t n, size_t lo, size_t hi)               \
     {                                                                         \
         const T *s = (const T *)src;                                          \
-        T *r = (T *)dst, win[2 * (d) + 1];                                    \
+        T *r = (T *)dst, win[2 * (d) + 1], cv_ = j->edge_value ? *(const T *)j->edge_value : (T)0; \
+        int k_; size_t at_;                                                   \
         size_t i = lo, e, first = (size_t)(d) < n ? (size_t)(d) : n;          \
         size_t last = n > (size_t)(d) ? n - (size_t)(d) : 0;                  \
         _SKEL_UDECL(uniform)                                                  \
         for (; i < hi && i < first; ++i) {                                    \
-            _skel_window_1d(s, n, i, d, sizeof(T), j->edge, j->edge_value, win); \
+            _SKEL_WIN1(T, d);                                                 \
             r[i] = _SKEL_CALLF(func, ~, win + (d) _SKEL_UARG(uniform));       \
         }                                                                     \
         e = hi < last ? hi : last;                                            \
         for (; i < e; ++i) r[i] = _SKEL_CALLF(func, ~, s + i _SKEL_UARG(uniform)); \
         for (; i < hi; ++i) {                                                 \
-            _skel_window_1d(s, n, i, d, sizeof(T), j->edge, j->edge_value, win); \
+            _SKEL_WIN1(T, d);                                                 \
             r[i] = _SKEL_CALLF(func, ~, win + (d) _SKEL_UARG(uniform));       \
         }                                                                     \
     }                                                                         \
@@ -551,8 +744,14 @@ void _skel_window_1d(const void *src, size_t n, size_t i, int d, size_t esz,
 #define SKEL_OVERLAP(name, func, T, d) SKEL_OVERLAP_EX(name, func, T, d, SKEL_NO_UNIFORM)
 
 /* ---- MapOverlap 2D non-separable ---- */
-void _skel_window_2d(const void *src, size_t rows, size_t cols, size_t r, size_t c,
-                     int dr, int dc, size_t esz, int edge, const void *edge_value, void *win);
+/* the (2dR+1) x (2dC+1) window around (row, c) under the call's edge policy */
+#define _SKEL_WIN2(T, dR, dC)                                                 \
+    for (y_ = -(dR); y_ <= (dR); ++y_) {                                      \
+        int in_r = _skel_edge_at((ptrdiff_t)row + y_, R, j->edge, &ar_);      \
+        for (x_ = -(dC); x_ <= (dC); ++x_)                                    \
+            win[(size_t)(y_ + (dR)) * W + (size_t)(x_ + (dC))] =              \
+                in_r && _skel_edge_at((ptrdiff_t)c + x_, C, j->edge, &ac_) ? s[ar_ * C + ac_] : cv_; \
+    }
 #define _SKEL_WARG_0(T, dr, dc)
 #define _SKEL_WARG_1(T, dr, dc) , (const T *)j->weights + (dr) * (2 * (dc) + 1) + (dc)
 #define SKEL_OVERLAP2D_EX(name, func, T, dR, dC, wmode, uniform)           \
@@ -560,6 +759,8 @@ void _skel_window_2d(const void *src, size_t rows, size_t cols, size_t r, size_t
     {                                                                         \
         const T *s = (const T *)j->in[0];                                     \
         T *r = (T *)j->out, win[(2 * (dR) + 1) * (2 * (dC) + 1)];             \
+        const T cv_ = j->edge_value ? *(const T *)j->edge_value : (T)0;       \
+        int y_, x_; size_t ar_ = 0, ac_ = 0;                                  \
         const size_t R = j->rows, C = j->cols, W = 2 * (dC) + 1;              \
         const skel_index S = (skel_index)C;                                   \
         size_t row, c, cfirst = (size_t)(dC) < C ? (size_t)(dC) : C;          \
@@ -574,8 +775,7 @@ void _skel_window_2d(const void *src, size_t rows, size_t cols, size_t r, size_t
                             _SKEL_CAT(_SKEL_WARG_, wmode)(T, dR, dC) _SKEL_UARG(uniform)); \
                     if (c >= C) break;                                        \
                 }                                                             \
-                _skel_window_2d(s, R, C, row, c, dR, dC, sizeof(T), j->edge,  \
-                                j->edge_value, win);                          \
+                _SKEL_WIN2(T, dR, dC)                                         \
                 r[row * C + c] = _SKEL_CALLF(func, ~, win + (dR) * W + (dC), (skel_index)W \
                     _SKEL_CAT(_SKEL_WARG_, wmode)(T, dR, dC) _SKEL_UARG(uniform)); \
             }                                                                 \
@@ -631,6 +831,9 @@ void _skel_window_2d(const void *src, size_t rows, size_t cols, size_t r, size_t
 #include <string.h>
 #include <pthread.h>
 #include <time.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #if defined(_OPENMP) && !defined(SKEL_NO_OPENMP)
 #include <omp.h>
@@ -742,6 +945,96 @@ double _skel_now(void)
 #endif
 }
 
+/* Files, hashing and the on-disk cache directory shared by the GPU backends
+   (kernel caches) and plan files.
+
+   _skel_hash(h, data, n)     FNV-1a/64 over n bytes, continuing from h
+                              (start with _SKEL_HASH_SEED), lightly finalised;
+   _skel_hash_str(h, s)       the same over a string and its terminating 0.
+   _skel_cache_dir()          the cache directory, created on first use:
+                              $SKEL_CACHE_DIR ("off" disables), else
+                              $XDG_CACHE_HOME/skel, else ~/.cache/skel; ""
+                              when disabled or unusable (a missing cache only
+                              costs compile time).
+   _skel_write_atomic(path, a, na, b, nb)   writes a then b (nb may be 0) to a
+                              temporary file beside path, then renames it over
+                              path, so readers never see a partial file; 0 on
+                              success, -1 on failure.
+   _skel_read_file(path, &size)  the whole file (plus a 0 byte), SKEL_FREE it;
+                              NULL when missing or unreadable.
+   (Not static: a program that uses none of them must still build -Werror.) */
+#define _SKEL_HASH_SEED 0xcbf29ce484222325ULL
+uint64_t _skel_hash(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    size_t i;
+    for (i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
+    h ^= h >> 29;  /* FNV's low bits mix poorly */
+    return h;
+}
+uint64_t _skel_hash_str(uint64_t h, const char *s) { return _skel_hash(h, s, strlen(s) + 1); }
+
+const char *_skel_cache_dir(void)
+{
+    static char dir[1024];
+    static int state = 0;  /* 0 unknown, 1 usable, 2 unusable */
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    const char *env, *home;
+    char *p;
+    pthread_mutex_lock(&lock);
+    if (state) { pthread_mutex_unlock(&lock); return state == 1 ? dir : ""; }
+    state = 2;
+    if ((env = getenv("SKEL_CACHE_DIR")) && *env) {
+        if (strcmp(env, "off") != 0) snprintf(dir, sizeof dir, "%s", env);
+    } else if ((env = getenv("XDG_CACHE_HOME")) && *env) {
+        snprintf(dir, sizeof dir, "%s/skel", env);
+    } else if ((home = getenv("HOME")) && *home) {
+        snprintf(dir, sizeof dir, "%s/.cache/skel", home);
+    }
+    if (dir[0]) {
+        for (p = dir + 1; *p; ++p)      /* mkdir -p */
+            if (*p == '/') { *p = 0; mkdir(dir, 0755); *p = '/'; }
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+            _skel_log(SKEL_LOG_WARN, "cache directory %s cannot be created (%s); compiling every run", dir,
+                      strerror(errno));
+        else {
+            if (access(dir, W_OK | X_OK) != 0)
+                _skel_log(SKEL_LOG_WARN, "cache directory %s is not writable; cached kernels are read only", dir);
+            state = 1;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return state == 1 ? dir : "";
+}
+
+int _skel_write_atomic(const char *path, const void *a, size_t na, const void *b, size_t nb)
+{
+    static unsigned counter;
+    char tmp[1200];
+    FILE *f;
+    int ok;
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
+    if (!(f = fopen(tmp, "wb"))) return -1;
+    ok = fwrite(a, 1, na, f) == na && (!nb || fwrite(b, 1, nb, f) == nb);
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) { remove(tmp); return -1; }
+    return 0;
+}
+
+unsigned char *_skel_read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf;
+    long n;
+    if (!f) return NULL;
+    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) { fclose(f); return NULL; }
+    buf = (unsigned char *)SKEL_MALLOC((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { SKEL_FREE(buf); buf = NULL; }
+    fclose(f);
+    if (buf) { buf[n] = 0; *size = (size_t)n; }
+    return buf;
+}
+
 /* ---------------------------------------------------------------------
    types
    --------------------------------------------------------------------- */
@@ -831,7 +1124,8 @@ static int _skel_array_new(skel_vec **out, int is_matrix, skel_type t, size_t ro
     return SKEL_OK;
 }
 
-#define _SKEL_NEED(p, what) if (!(p)) return _skel_fail(SKEL_EINVAL, what ": NULL %s", #p)
+#define _SKEL_NEED(p, what) \
+    do { if (v) *v = NULL; if (!(p)) return _skel_fail(SKEL_EINVAL, what ": NULL %s", #p); } while (0)
 int skel_vec_new(skel_vec **v, skel_type t, size_t n) { return _skel_array_new(v, 0, t, 1, n, NULL, NULL, NULL); }
 int skel_vec_new_fill(skel_vec **v, skel_type t, size_t n, const void *value)
 { _SKEL_NEED(value, "skel_vec_new_fill"); return _skel_array_new(v, 0, t, 1, n, value, NULL, NULL); }
@@ -841,12 +1135,12 @@ int skel_vec_wrap(skel_vec **v, skel_type t, size_t n, void *buffer)
 { _SKEL_NEED(buffer, "skel_vec_wrap"); return _skel_array_new(v, 0, t, 1, n, NULL, NULL, buffer); }
 int skel_mat_new(skel_mat **m, skel_type t, size_t rows, size_t cols)
 { return _skel_array_new(m, 1, t, rows, cols, NULL, NULL, NULL); }
-int skel_mat_new_fill(skel_mat **m, skel_type t, size_t rows, size_t cols, const void *value)
-{ _SKEL_NEED(value, "skel_mat_new_fill"); return _skel_array_new(m, 1, t, rows, cols, value, NULL, NULL); }
-int skel_mat_new_copy(skel_mat **m, skel_type t, size_t rows, size_t cols, const void *src)
-{ _SKEL_NEED(src, "skel_mat_new_copy"); return _skel_array_new(m, 1, t, rows, cols, NULL, src, NULL); }
-int skel_mat_wrap(skel_mat **m, skel_type t, size_t rows, size_t cols, void *buffer)
-{ _SKEL_NEED(buffer, "skel_mat_wrap"); return _skel_array_new(m, 1, t, rows, cols, NULL, NULL, buffer); }
+int skel_mat_new_fill(skel_mat **v, skel_type t, size_t rows, size_t cols, const void *value)
+{ _SKEL_NEED(value, "skel_mat_new_fill"); return _skel_array_new(v, 1, t, rows, cols, value, NULL, NULL); }
+int skel_mat_new_copy(skel_mat **v, skel_type t, size_t rows, size_t cols, const void *src)
+{ _SKEL_NEED(src, "skel_mat_new_copy"); return _skel_array_new(v, 1, t, rows, cols, NULL, src, NULL); }
+int skel_mat_wrap(skel_mat **v, skel_type t, size_t rows, size_t cols, void *buffer)
+{ _SKEL_NEED(buffer, "skel_mat_wrap"); return _skel_array_new(v, 1, t, rows, cols, NULL, NULL, buffer); }
 
 static void _skel_release_devices(skel_vec *c)
 {
@@ -1103,7 +1397,7 @@ typedef struct _skel_cpu_ctx {
     const skel_skeleton *sk;
     _skel_job job;
     size_t esz, n, rows, cols;
-    int exclusive;
+    int exclusive, has_init;
     unsigned char *partial;     /* one partial result per thread */
     unsigned char *have;        /* partial[t] was written */
     const void *carry;          /* per-thread carries for scans */
@@ -1199,10 +1493,11 @@ static void _skel_body_reduce_cols(void *p, int t, size_t lo, size_t hi)
     c->have[t] = 1;
 }
 
-static int _skel_cpu_reduce(_skel_cpu_ctx *c, int threads, const skel_call *call, skel_vec *in, void *out)
+static int _skel_cpu_reduce(_skel_cpu_ctx *c, int threads, const skel_call *call, skel_vec *in, void *out,
+                            size_t n)
 {
     if (call->direction == SKEL_WHOLE || c->sk->kind == SKEL_KIND_MAPREDUCE)
-        return _skel_reduce_range(c, threads, in->n, call->result);
+        return _skel_reduce_range(c, threads, n, call->result);
     c->src = (const unsigned char *)c->job.in[0];
     c->cols = in->cols;
     if (call->direction == SKEL_ROWS) {
@@ -1258,7 +1553,7 @@ static void _skel_body_scan(void *p, int t, size_t lo, size_t hi)
 {
     _skel_cpu_ctx *c = (_skel_cpu_ctx *)p;
     const unsigned char *carry = (const unsigned char *)c->carry;
-    const void *mine = (t == 0 && !c->exclusive) ? NULL : carry + (size_t)t * c->esz;
+    const void *mine = (t == 0 && !c->exclusive && !c->has_init) ? NULL : carry + (size_t)t * c->esz;
     c->sk->cpu.scan(&c->job, lo, hi, mine, c->exclusive);
 }
 
@@ -1280,9 +1575,12 @@ static int _skel_scan_range(_skel_cpu_ctx *c, int threads, size_t n, const void 
     for (t = 0; t < threads; ++t) SKEL_ASSERT(c->have[t]);   /* n >= threads */
     memset(&j, 0, sizeof j);
     j.in[0] = c->partial;
-    j.out = c->exclusive ? carries : carries + c->esz;
-    /* carry[t] = init (+) sum[0] (+) .. (+) sum[t-1]; carry[0] is init or none */
-    c->sk->cpu.scan(&j, 0, (size_t)threads - (c->exclusive ? 0 : 1), init, c->exclusive);
+    /* carry[t] = init (+) sum[0] (+) .. (+) sum[t-1]: an exclusive scan of the
+       sums from init; without init, carry[0] is none and carry[t] is the
+       inclusive scan of sums[0..t-1]. */
+    c->has_init = init != NULL;
+    j.out = init ? carries : carries + c->esz;
+    c->sk->cpu.scan(&j, 0, (size_t)threads - (init ? 0 : 1), init, init != NULL);
     c->carry = carries;
     _skel_parallel(threads, n, _skel_body_scan, c);
     return SKEL_OK;
@@ -1447,7 +1745,7 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
         break;
     case SKEL_KIND_REDUCE:
     case SKEL_KIND_MAPREDUCE:
-        rc = _skel_cpu_reduce(&c, threads, call, in0, out);
+        rc = _skel_cpu_reduce(&c, threads, call, in0, out, sh->n);
         break;
     case SKEL_KIND_SCAN: {
         size_t r, C = sh->cols;
@@ -1480,44 +1778,992 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
     return rc;
 }
 
-/* Edge-policy windows for the border elements of MapOverlap. */
-static size_t _skel_edge_index(ptrdiff_t i, size_t n, int edge, int *outside)
+/* ---------------------------------------------------------------------
+   portable kernel templates: one template per skeleton kind, shared by
+   skel_cuda.h (NVRTC) and skel_cl.h (OpenCL C 1.2 and later).
+
+   ENTRY POINTS (what a GPU backend calls)
+       int _skel_kernel_source(const skel_skeleton *sk, int dialect,
+                               const _skel_kernel_opts *opts, char **source);
+           The complete program text for instance sk: the dialect prelude,
+           the instance's defines and types, the user function(s) and every
+           kernel the instance may need.  dialect is _SKEL_DIALECT_CUDA or
+           _SKEL_DIALECT_OPENCL.  *source is SKEL_MALLOCed; SKEL_FREE it.
+           The text depends only on (sk, dialect, opts): hash it for caches.
+           SKEL_EUNSUPPORTED when a tile does not fit opts->local_mem.
+       int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *call,
+                             const _skel_shape *sh, const _skel_kernel_opts *opts,
+                             _skel_kplan *plan);
+           The launches one checked call needs, in order, with every
+           argument described (see _skel_kplan below).  A backend that
+           executes plans generically needs no per-skeleton host code:
+             1. bring in[i] to its space (_skel_acquire READ) and out (WRITE;
+                READWRITE when out is also an input); allocate each scratch
+                buffer k with plan->scratch[k] > 0 bytes and zero its first
+                plan->zero[k] bytes;
+             2. if plan->copy_in0 >= 0 copy in[0]'s buffer into that scratch
+                buffer (in-place MapOverlap/MapArray) -- the steps already
+                name the scratch buffer where they read in[0];
+             3. if plan->weights_bytes, upload call->weights (that many bytes)
+                to a read-only buffer for _SKEL_BUF_WEIGHTS;
+             4. launch each step: a 1-D grid of step.groups work-groups of
+                exactly opts->block work-items (OpenCL global size =
+                groups * block), arguments in order;
+             5. if plan->result >= 0 copy the first element (sizeof out type)
+                of that scratch buffer to call->result;
+             6. _skel_mark_written(call->out, space).
+           A plan with nsteps == 0 (empty data) does nothing but step 6.
+
+   THE DIALECT (each prelude defines these; templates use nothing else)
+       SKEL_KERNEL          kernel qualifier      extern "C" __global__ | __kernel
+       SKEL_DEVICE          helper functions      static __device__ __forceinline__ | static inline
+       SKEL_GLOBAL          global pointer        (empty) | __global
+       SKEL_CONSTANT_PTR    read-only table ptr   (empty) | __constant
+       SKEL_LOCAL           group memory decl     __shared__ | __local
+       SKEL_LOCAL_PTR       pointer into it       (empty) | __local
+       SKEL_BARRIER()       group barrier + local fence
+       SKEL_LID()           work-item in group (int)
+       SKEL_GROUP(), SKEL_NGROUPS()   group id and count (skel_index)
+       SKEL_ATOMIC_INC(p)   p: SKEL_GLOBAL skel_uint*; returns the old value
+       SKEL_FENCE()         device-wide memory fence
+       SKEL_HAS_SHUFFLE     1 when SKEL_SHFL_DOWN/SKEL_SHFL_UP(x, k) exist (CUDA
+                            with opts->shuffle; warps of 32)
+   and the types int8_t .. uint64_t, skel_index (64-bit signed, like the
+   host's), skel_uint (32-bit unsigned).  OpenCL also maps the C99 float
+   math names (sqrtf, expf, fabsf, ...) to its overloaded built-ins.
+
+   ADDRESS SPACES OF USER FUNCTIONS.  OpenCL C 1.2 has no generic address
+   space: an unqualified pointer parameter is __private.  The generator
+   therefore inserts a qualifier macro before the user function's pointer
+   parameters (_skel_qualify_param): MapOverlap 1D/2D get `SKEL_LOCAL_PTR`
+   on `a` (the window lives in a local-memory tile that already applies
+   the edge policy), weighted MapOverlap 2D gets `SKEL_CONSTANT_PTR` on `w`
+   (the weights are a __constant buffer), MapArray gets `SKEL_GLOBAL` on
+   `v`.  In CUDA these macros are empty, so the text is the user's.
+
+   KERNELS AND THEIR PARAMETERS (in order; T = element type, To/Ti the
+   output/input types of Map and MapReduce; `u` (the uniform, by value)
+   is present iff sk->has_uniform; every size is skel_index; B = opts->block)
+       Map        skel_map(To *out, const Ti *a0 .. a{nin-1}, n, cols [, u])
+                  any number of groups (grid-stride loop); cols serves the
+                  (row, col) index.
+       MapArray   skel_maparray(T *out, const T *v, const T *e, n [, u])
+                  out[i] = f(v, e[i]); any groups; out must not alias v.
+       Reduce, MapReduce (whole, in index order, two passes)
+                  skel_reduce_part(To *partial, const Ti *a0 .., n, cols, chunk [, u])
+                      groups = ceil(n / chunk); group g reduces the (mapped)
+                      elements [g*chunk, min(n, (g+1)*chunk)) to partial[g].
+                  skel_reduce_final(To *result, const To *partial, m)
+                      1 group; result[0] = partial[0] + .. + partial[m-1].
+       Reduce only (matrices)
+                  skel_reduce_rows(T *out, const T *a, rows, cols)
+                      any groups; group g does rows g, g+groups, ...
+                  skel_reduce_cols(T *out, const T *a, rows, cols, chunk)
+                      groups = ceil(cols/B) * ceil(rows/chunk); writes
+                      out[k*cols + c] = column c over rows [k*chunk, ..);
+                      a second launch with rows = chunk = ceil(rows/chunk)
+                      folds those partial rows in order.
+       Scan       skel_scan(T *out, const T *in, rows, cols, skel_uint *state,
+                            T *carries, skel_uint base, skel_uint epoch,
+                            int exclusive, T init)
+                      (exclusive 2: inclusive, starting from init; a
+                      backend that splits a scan passes each part's carry)
+                      single pass with decoupled look-back; each row (a
+                      vector is one row) is cut into tiles of
+                      geom.scan_tile elements; groups = rows * tiles per row
+                      exactly.  state[0] is the tile counter and must equal
+                      `base` at launch; state[1 + t] is tile t's flag and
+                      must not hold (epoch << 2) | 1 or 2 from an earlier
+                      launch: zero them and pass base 0, epoch 1 (what the
+                      plan does), or keep counting (base += groups and
+                      ++epoch per launch, zeroing when epoch reaches 2^30).
+                      carries: 2 * groups elements (aggregates, prefixes).
+                      out may equal in.  Tile ids come from the counter, so
+                      a tile only waits for tiles that already run.
+       MapOverlap 1D  (edge: 0 constant, 1 cyclic, 2 duplicate = skel_edge)
+                  skel_overlap_rows(T *out, const T *in, rows, cols, int edge,
+                                    T edge_value [, u])
+                      along rows (a vector is one row); tiles of
+                      geom.ov_tile outputs of one row; groups = rows *
+                      ceil(cols / ov_tile).
+                  skel_overlap_cols(same parameters)
+                      along columns; tiles of geom.ovc_w columns x
+                      geom.ovc_h rows; groups = ceil(cols/ovc_w) *
+                      ceil(rows/ovc_h).  Rows then columns = rows into a
+                      temporary, then columns.  out must not alias in.
+       MapOverlap 2D
+                  skel_overlap2d(T *out, const T *in, rows, cols, int edge,
+                                 T edge_value [, SKEL_CONSTANT_PTR const T *w] [, u])
+                      w (weighted instances): (2dR+1) x (2dC+1) weights;
+                      tiles of geom.ov2_w x geom.ov2_h outputs; groups =
+                      ceil(cols/ov2_w) * ceil(rows/ov2_h).  out must not alias in.
+   --------------------------------------------------------------------- */
+enum { _SKEL_DIALECT_CUDA = 1, _SKEL_DIALECT_OPENCL = 2 };
+static const char *_skel_kind_name(int kind);
+
+/* What the generator may assume about the device.  Zero fields take the
+   default; resolve with _skel_kernel_opts_defaults. */
+typedef struct _skel_kernel_opts {
+    int block;          /* work-items per group: a power of two, 64..1024 (0: 256) */
+    int shuffle;        /* CUDA: warp shuffles in group reductions and scans */
+    int compute_units;  /* multiprocessors / compute units, for grid sizes (0: 16) */
+    size_t local_mem;   /* bytes of local (shared) memory one group may use (0: 32768) */
+} _skel_kernel_opts;
+
+/* Tile sizes the templates use for one instance (depend on opts and types). */
+typedef struct _skel_kernel_geom {
+    int block, reduce_items, scan_items, ov_items;
+    int reduce_tile, scan_tile, ov_tile, ovc_w, ovc_h, ov2_w, ov2_h;
+} _skel_kernel_geom;
+
+/* ---- launch plans ---- */
+enum { _SKEL_ARG_BUF = 1,       /* a buffer slot (buf) */
+       _SKEL_ARG_INDEX,         /* skel_index (value) */
+       _SKEL_ARG_INT,           /* int (value) */
+       _SKEL_ARG_UINT,          /* skel_uint (value) */
+       _SKEL_ARG_ELEM,          /* one element of the instance's output type (elem bytes) */
+       _SKEL_ARG_UNIFORM };     /* call->uniform, sk->uniform_size bytes */
+enum { _SKEL_BUF_OUT = 0, _SKEL_BUF_IN0 = 1 /* .. _SKEL_BUF_IN0 + 3 */, _SKEL_BUF_WEIGHTS = 5,
+       _SKEL_BUF_SCRATCH0 = 6 /* .. + 2 */ };
+#define _SKEL_KARGS 12
+typedef struct _skel_karg {
+    int kind, buf;
+    int64_t value;
+    unsigned char elem[8];
+} _skel_karg;
+typedef struct _skel_kstep {
+    const char *kernel;         /* entry name in the program */
+    size_t groups;              /* work-groups of opts->block work-items */
+    int nargs;
+    _skel_karg arg[_SKEL_KARGS];
+} _skel_kstep;
+typedef struct _skel_kplan {
+    int nsteps;
+    _skel_kstep step[3];
+    size_t scratch[3];          /* bytes of scratch buffer k (0: unused) */
+    size_t zero[3];             /* leading bytes of scratch k to zero before step 0 */
+    int copy_in0;               /* scratch k to receive a copy of in[0] first, or -1 */
+    int result;                 /* scratch k whose first element is call->result, or -1 */
+    size_t weights_bytes;       /* bytes of call->weights for _SKEL_BUF_WEIGHTS, or 0 */
+} _skel_kplan;
+
+static void _skel_kernel_opts_defaults(const _skel_kernel_opts *in, _skel_kernel_opts *o)
 {
-    *outside = 0;
-    if (i >= 0 && (size_t)i < n) return (size_t)i;
-    if (edge == SKEL_EDGE_CYCLIC) return (size_t)((i % (ptrdiff_t)n + (ptrdiff_t)n) % (ptrdiff_t)n);
-    if (edge == SKEL_EDGE_DUPLICATE) return i < 0 ? 0 : n - 1;
-    *outside = 1;
-    return 0;
+    memset(o, 0, sizeof *o);
+    if (in) *o = *in;
+    if (o->block < 64 || o->block > 1024 || (o->block & (o->block - 1))) o->block = 256;
+    if (o->compute_units <= 0) o->compute_units = 16;
+    if (!o->local_mem) o->local_mem = 32768;
 }
 
-void _skel_window_1d(const void *src, size_t n, size_t i, int d, size_t esz,
-                     int edge, const void *edge_value, void *win)
+static void _skel_kernel_geometry(const skel_skeleton *sk, const _skel_kernel_opts *opts, _skel_kernel_geom *g)
 {
-    int k, outside;
-    for (k = -d; k <= d; ++k) {
-        size_t at = _skel_edge_index((ptrdiff_t)i + k, n, edge, &outside);
-        unsigned char *w = (unsigned char *)win + (size_t)(k + d) * esz;
-        if (!outside) memcpy(w, (const unsigned char *)src + at * esz, esz);
-        else if (edge_value) memcpy(w, edge_value, esz);
-        else memset(w, 0, esz);
+    _skel_kernel_opts o;
+    size_t esz = _skel_types[sk->out_type].size;
+    _skel_kernel_opts_defaults(opts, &o);
+    memset(g, 0, sizeof *g);
+    g->block = o.block;
+    g->reduce_items = esz == 8 ? 8 : 16;       /* a tile of 16 KiB per group */
+    g->scan_items = esz == 8 ? 4 : 8;
+    g->ov_items = 4;
+    g->reduce_tile = g->block * g->reduce_items;
+    g->scan_tile = g->block * g->scan_items;
+    g->ov_tile = g->block * g->ov_items;
+    g->ovc_w = 32;
+    g->ovc_h = 64;
+    g->ov2_w = 32;
+    g->ov2_h = g->block / 16;
+}
+
+/* ---- the preludes ---- */
+static const char _skel_prelude_cuda[] =
+    "#define SKEL_CUDA 1\n"
+    "#define SKEL_KERNEL extern \"C\" __global__\n"
+    "#define SKEL_DEVICE static __device__ __forceinline__\n"
+    "#define SKEL_GLOBAL\n"
+    "#define SKEL_CONSTANT_PTR\n"
+    "#define SKEL_LOCAL __shared__\n"
+    "#define SKEL_LOCAL_PTR\n"
+    "#define SKEL_BARRIER() __syncthreads()\n"
+    "#define SKEL_LID() ((int)threadIdx.x)\n"
+    "#define SKEL_GROUP() ((skel_index)blockIdx.x)\n"
+    "#define SKEL_NGROUPS() ((skel_index)gridDim.x)\n"
+    "#define SKEL_ATOMIC_INC(p) atomicAdd((p), 1u)\n"
+    "#define SKEL_FENCE() __threadfence()\n"
+    "#define SKEL_SHFL_DOWN(x, k) __shfl_down_sync(0xffffffffu, (x), (k))\n"
+    "#define SKEL_SHFL_UP(x, k) __shfl_up_sync(0xffffffffu, (x), (k))\n"
+    "typedef signed char int8_t; typedef unsigned char uint8_t;\n"
+    "typedef short int16_t; typedef unsigned short uint16_t;\n"
+    "typedef int int32_t; typedef unsigned int uint32_t;\n"
+    "typedef long long int64_t; typedef unsigned long long uint64_t;\n"
+    "typedef long long skel_index; typedef unsigned int skel_uint;\n";
+
+static const char _skel_prelude_opencl[] =
+    "#define SKEL_OPENCL 1\n"
+    "#define SKEL_HAS_SHUFFLE 0\n"
+    "#define SKEL_KERNEL __kernel\n"
+    "#define SKEL_DEVICE static inline\n"
+    "#define SKEL_GLOBAL __global\n"
+    "#define SKEL_CONSTANT_PTR __constant\n"
+    "#define SKEL_LOCAL __local\n"
+    "#define SKEL_LOCAL_PTR __local\n"
+    "#define SKEL_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)\n"
+    "#define SKEL_LID() ((int)get_local_id(0))\n"
+    "#define SKEL_GROUP() ((skel_index)get_group_id(0))\n"
+    "#define SKEL_NGROUPS() ((skel_index)get_num_groups(0))\n"
+    "#define SKEL_ATOMIC_INC(p) atomic_inc(p)\n"
+    "#define SKEL_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)\n"
+    "typedef char int8_t; typedef uchar uint8_t; typedef short int16_t; typedef ushort uint16_t;\n"
+    "typedef int int32_t; typedef uint uint32_t; typedef long int64_t; typedef ulong uint64_t;\n"
+    "typedef long skel_index; typedef uint skel_uint;\n"
+    "#define sqrtf sqrt\n#define rsqrtf rsqrt\n#define cbrtf cbrt\n#define expf exp\n#define exp2f exp2\n"
+    "#define logf log\n#define log2f log2\n#define log10f log10\n#define powf pow\n#define fabsf fabs\n"
+    "#define floorf floor\n#define ceilf ceil\n#define roundf round\n#define truncf trunc\n#define fmodf fmod\n"
+    "#define fminf fmin\n#define fmaxf fmax\n#define fmaf fma\n#define sinf sin\n#define cosf cos\n"
+    "#define tanf tan\n#define asinf asin\n#define acosf acos\n#define atanf atan\n#define atan2f atan2\n"
+    "#define sinhf sinh\n#define coshf cosh\n#define tanhf tanh\n#define erff erf\n#define hypotf hypot\n";
+
+/* ---- the templates (kernel code in the dialect; the generator defines
+   skel_to/skel_ti, SKEL_OP, SKEL_MAPV, SKEL_OVCALL, ... before them) ---- */
+static const char _skel_tpl_common[] =
+    "#define SKEL_PAD(k) ((k) + ((k) >> 5))\n"
+    "#ifdef SKEL_WANT_REDUCE\n"
+    "/* Ordered reduction of x over work-items [0, cnt), cnt >= 1: work-item 0\n"
+    "   gets x0 + x1 + .. in index order.  Called by the whole group; ends with\n"
+    "   a barrier, so r may be reused at once. */\n"
+    "SKEL_DEVICE skel_to skel_group_reduce(skel_to x, int cnt, SKEL_LOCAL_PTR skel_to *r)\n"
+    "{\n"
+    "    int lid = SKEL_LID(), off;\n"
+    "#if SKEL_HAS_SHUFFLE\n"
+    "    int lane = lid & 31, warp = lid >> 5;\n"
+    "    for (off = 1; off < 32; off <<= 1) {\n"
+    "        skel_to y = SKEL_SHFL_DOWN(x, off);\n"
+    "        if ((lane & (2 * off - 1)) == 0 && lid + off < cnt) x = SKEL_OP(x, y);\n"
+    "    }\n"
+    "    if (lane == 0) r[warp] = x;\n"
+    "    SKEL_BARRIER();\n"
+    "    if (warp == 0) {\n"
+    "        int wcnt = (cnt + 31) >> 5;\n"
+    "        x = r[lane < SKEL_BLOCK / 32 ? lane : 0];\n"
+    "        for (off = 1; off < SKEL_BLOCK / 32; off <<= 1) {\n"
+    "            skel_to y = SKEL_SHFL_DOWN(x, off);\n"
+    "            if ((lane & (2 * off - 1)) == 0 && lane + off < wcnt) x = SKEL_OP(x, y);\n"
+    "        }\n"
+    "    }\n"
+    "    SKEL_BARRIER();\n"
+    "    return x;\n"
+    "#else\n"
+    "    r[lid] = x;\n"
+    "    SKEL_BARRIER();\n"
+    "    for (off = 1; off < SKEL_BLOCK; off <<= 1) {\n"
+    "        if ((lid & (2 * off - 1)) == 0 && lid + off < cnt) r[lid] = SKEL_OP(r[lid], r[lid + off]);\n"
+    "        SKEL_BARRIER();\n"
+    "    }\n"
+    "    return r[0];\n"
+    "#endif\n"
+    "}\n"
+    "#endif\n"
+    "#ifdef SKEL_WANT_SCAN\n"
+    "/* Ordered scan over work-items [0, cnt), cnt >= 1: *prefix = x0 + .. +\n"
+    "   x(lid-1) (undefined for work-item 0), *total = x0 + .. + x(cnt-1) in\n"
+    "   every work-item.  Called by the whole group; ends with a barrier. */\n"
+    "SKEL_DEVICE void skel_group_scan(skel_to x, int cnt, SKEL_LOCAL_PTR skel_to *r, skel_to *prefix,\n"
+    "                                 skel_to *total)\n"
+    "{\n"
+    "    int lid = SKEL_LID(), off;\n"
+    "#if SKEL_HAS_SHUFFLE\n"
+    "    int lane = lid & 31, warp = lid >> 5;\n"
+    "    skel_to y, wp;\n"
+    "    for (off = 1; off < 32; off <<= 1) {\n"
+    "        y = SKEL_SHFL_UP(x, off);\n"
+    "        if (lane >= off) x = SKEL_OP(y, x);\n"
+    "    }\n"
+    "    if (lane == 31) r[warp] = x;\n"
+    "    y = SKEL_SHFL_UP(x, 1);\n"
+    "    SKEL_BARRIER();\n"
+    "    if (warp == 0) {\n"
+    "        skel_to w = r[lane < SKEL_BLOCK / 32 ? lane : 0];\n"
+    "        for (off = 1; off < SKEL_BLOCK / 32; off <<= 1) {\n"
+    "            skel_to z = SKEL_SHFL_UP(w, off);\n"
+    "            if (lane >= off) w = SKEL_OP(z, w);\n"
+    "        }\n"
+    "        if (lane < SKEL_BLOCK / 32) r[SKEL_BLOCK / 32 + lane] = w;\n"
+    "    }\n"
+    "    SKEL_BARRIER();\n"
+    "    wp = r[SKEL_BLOCK / 32 + (warp > 0 ? warp - 1 : 0)];\n"
+    "    if (lane > 0) *prefix = warp > 0 ? SKEL_OP(wp, y) : y;\n"
+    "    else *prefix = wp;\n"
+    "    *total = r[SKEL_BLOCK / 32 + ((cnt - 1) >> 5)];\n"
+    "    if (((cnt - 1) & 31) != 31) {  /* the last warp is partial: its total is lane cnt-1's */\n"
+    "        SKEL_BARRIER();\n"
+    "        if (lid == cnt - 1) r[0] = (cnt - 1) >> 5 ? SKEL_OP(r[SKEL_BLOCK / 32 + ((cnt - 1) >> 5) - 1], x) : x;\n"
+    "        SKEL_BARRIER();\n"
+    "        *total = r[0];\n"
+    "    }\n"
+    "    SKEL_BARRIER();\n"
+    "#else\n"
+    "    r[lid] = x;\n"
+    "    SKEL_BARRIER();\n"
+    "    for (off = 1; off < SKEL_BLOCK; off <<= 1) {\n"
+    "        skel_to y = r[lid >= off ? lid - off : lid];\n"
+    "        SKEL_BARRIER();\n"
+    "        if (lid >= off && lid < cnt) { x = SKEL_OP(y, x); r[lid] = x; }\n"
+    "        SKEL_BARRIER();\n"
+    "    }\n"
+    "    *prefix = r[lid > 0 ? lid - 1 : 0];\n"
+    "    *total = r[cnt - 1];\n"
+    "    SKEL_BARRIER();\n"
+    "#endif\n"
+    "}\n"
+    "#endif\n"
+    "#ifdef SKEL_WANT_EDGE\n"
+    "/* Index of position i of a line of n under an edge policy; -1 means the\n"
+    "   edge value (constant policy).  |overlap| <= n, so one wrap suffices,\n"
+    "   but tiles may ask further out: wrap fully. */\n"
+    "SKEL_DEVICE skel_index skel_edge(skel_index i, skel_index n, int edge)\n"
+    "{\n"
+    "    if (i >= 0 && i < n) return i;\n"
+    "    if (edge == 1) { i %= n; return i < 0 ? i + n : i; }\n"
+    "    if (edge == 2) return i < 0 ? 0 : n - 1;\n"
+    "    return -1;\n"
+    "}\n"
+    "#endif\n";
+
+static const char _skel_tpl_map[] =
+    "SKEL_KERNEL void skel_map(SKEL_GLOBAL skel_to *out SKEL_IN_PARAMS, skel_index n, skel_index cols SKEL_U_PARAM)\n"
+    "{\n"
+    "    skel_index i = SKEL_GROUP() * SKEL_BLOCK + SKEL_LID(), step = SKEL_NGROUPS() * SKEL_BLOCK;\n"
+    "    (void)cols;\n"
+    "    for (; i < n; i += step) out[i] = SKEL_MAPV(i);\n"
+    "}\n";
+
+static const char _skel_tpl_maparray[] =
+    "SKEL_KERNEL void skel_maparray(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *v,\n"
+    "                               SKEL_GLOBAL const skel_to *e, skel_index n SKEL_U_PARAM)\n"
+    "{\n"
+    "    skel_index i = SKEL_GROUP() * SKEL_BLOCK + SKEL_LID(), step = SKEL_NGROUPS() * SKEL_BLOCK;\n"
+    "    for (; i < n; i += step) out[i] = SKEL_MACALL(v, e[i]);\n"
+    "}\n";
+
+/* Reductions: a group reads a tile coalesced (striped) into local memory,
+   each work-item folds SKEL_RITEMS consecutive elements, and the group folds
+   those in order; work-item 0 carries the running value across tiles. */
+static const char _skel_tpl_reduce[] =
+    "#define SKEL_RTILE (SKEL_BLOCK * SKEL_RITEMS)\n"
+    "#define SKEL_REDUCE_RANGE(VALUE, lo, hi, acc, have)                                  \\\n"
+    "    for (skel_index t0_ = (lo); t0_ < (hi); t0_ += SKEL_RTILE) {                     \\\n"
+    "        skel_index left_ = (hi) - t0_;                                               \\\n"
+    "        int valid_ = left_ < SKEL_RTILE ? (int)left_ : SKEL_RTILE, k_, b_, cnt_;       \\\n"
+    "        skel_to x_;                                                                  \\\n"
+    "        for (k_ = 0; k_ < SKEL_RITEMS; ++k_) {                                       \\\n"
+    "            int e_ = k_ * SKEL_BLOCK + lid;                                          \\\n"
+    "            if (e_ < valid_) { skel_index i = t0_ + e_; s[SKEL_PAD(e_)] = VALUE; }    \\\n"
+    "        }                                                                            \\\n"
+    "        SKEL_BARRIER();                                                              \\\n"
+    "        b_ = lid * SKEL_RITEMS;                                                      \\\n"
+    "        cnt_ = (valid_ + SKEL_RITEMS - 1) / SKEL_RITEMS;                             \\\n"
+    "        x_ = s[SKEL_PAD(b_ < valid_ ? b_ : 0)];                                      \\\n"
+    "        for (k_ = 1; k_ < SKEL_RITEMS; ++k_)                                         \\\n"
+    "            if (b_ + k_ < valid_) x_ = SKEL_OP(x_, s[SKEL_PAD(b_ + k_)]);            \\\n"
+    "        x_ = skel_group_reduce(x_, cnt_, r);                                         \\\n"
+    "        if (lid == 0) { acc = have ? SKEL_OP(acc, x_) : x_; have = 1; }              \\\n"
+    "    }\n"
+    "#define SKEL_RLOCALS                                                                 \\\n"
+    "    SKEL_LOCAL skel_to s[SKEL_PAD(SKEL_RTILE - 1) + 1];                              \\\n"
+    "    SKEL_LOCAL skel_to r[SKEL_BLOCK];                                                \\\n"
+    "    int lid = SKEL_LID(), have = 0;                                                  \\\n"
+    "    skel_to acc = 0\n"
+    "\n"
+    "SKEL_KERNEL void skel_reduce_part(SKEL_GLOBAL skel_to *partial SKEL_IN_PARAMS, skel_index n,\n"
+    "                                  skel_index cols, skel_index chunk SKEL_U_PARAM)\n"
+    "{\n"
+    "    SKEL_RLOCALS;\n"
+    "    skel_index lo = SKEL_GROUP() * chunk, hi = n - lo < chunk ? n : lo + chunk;\n"
+    "    (void)cols;\n"
+    "    SKEL_REDUCE_RANGE(SKEL_MAPV(i), lo, hi, acc, have)\n"
+    "    if (lid == 0) partial[SKEL_GROUP()] = acc;\n"
+    "}\n"
+    "\n"
+    "SKEL_KERNEL void skel_reduce_final(SKEL_GLOBAL skel_to *result, SKEL_GLOBAL const skel_to *partial, skel_index m)\n"
+    "{\n"
+    "    SKEL_RLOCALS;\n"
+    "    SKEL_REDUCE_RANGE(partial[i], 0, m, acc, have)\n"
+    "    if (lid == 0) result[0] = acc;\n"
+    "}\n";
+
+static const char _skel_tpl_reduce_matrix[] =
+    "SKEL_KERNEL void skel_reduce_rows(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *a,\n"
+    "                                  skel_index rows, skel_index cols)\n"
+    "{\n"
+    "    SKEL_RLOCALS;\n"
+    "    skel_index row;\n"
+    "    for (row = SKEL_GROUP(); row < rows; row += SKEL_NGROUPS()) {\n"
+    "        have = 0;\n"
+    "        SKEL_REDUCE_RANGE(a[i], row * cols, row * cols + cols, acc, have)\n"
+    "        if (lid == 0) out[row] = acc;\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "SKEL_KERNEL void skel_reduce_cols(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *a,\n"
+    "                                  skel_index rows, skel_index cols, skel_index chunk)\n"
+    "{\n"
+    "    skel_index cg = (cols + SKEL_BLOCK - 1) / SKEL_BLOCK, g = SKEL_GROUP(), k = g / cg;\n"
+    "    skel_index c = (g - k * cg) * SKEL_BLOCK + SKEL_LID(), r0 = k * chunk;\n"
+    "    skel_index r1 = rows - r0 < chunk ? rows : r0 + chunk, r;\n"
+    "    skel_to acc;\n"
+    "    if (c >= cols) return;\n"
+    "    acc = a[r0 * cols + c];\n"
+    "    for (r = r0 + 1; r < r1; ++r) acc = SKEL_OP(acc, a[r * cols + c]);\n"
+    "    out[k * cols + c] = acc;\n"
+    "}\n";
+
+/* Scan: one pass.  A tile is loaded striped into local memory, each
+   work-item folds its SKEL_SITEMS consecutive elements, the group scans
+   those aggregates, work-item 0 publishes the tile aggregate and looks
+   back over earlier tiles' flags (A: aggregate, P: inclusive prefix) for
+   its carry, then each work-item rescans its elements from its carry.
+   Partial results are always combined as earlier (+) later. */
+static const char _skel_tpl_scan[] =
+    "#define SKEL_STILE (SKEL_BLOCK * SKEL_SITEMS)\n"
+    "SKEL_KERNEL void skel_scan(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *in, skel_index rows,\n"
+    "                           skel_index cols, SKEL_GLOBAL skel_uint *state, SKEL_GLOBAL skel_to *carries,\n"
+    "                           skel_uint base, skel_uint epoch, int exclusive, skel_to init)\n"
+    "{\n"
+    "    SKEL_LOCAL skel_to s[SKEL_PAD(SKEL_STILE - 1) + 1];\n"
+    "    SKEL_LOCAL skel_to r[SKEL_BLOCK];\n"
+    "    SKEL_LOCAL skel_to carry_s[1];\n"
+    "    SKEL_LOCAL skel_uint tile_s[1];\n"
+    "    SKEL_LOCAL int have_s[1];\n"
+    "    int lid = SKEL_LID(), valid, b, cnt, k, hc;\n"
+    "    skel_index tpr = (cols + SKEL_STILE - 1) / SKEL_STILE, ntiles = rows * tpr, tile, row, seg, lo, left;\n"
+    "    skel_to v[SKEL_SITEMS], x, p, agg, c;\n"
+    "    if (lid == 0) tile_s[0] = SKEL_ATOMIC_INC(state) - base;\n"
+    "    SKEL_BARRIER();\n"
+    "    tile = (skel_index)tile_s[0];\n"
+    "    row = tile / tpr;\n"
+    "    seg = tile - row * tpr;\n"
+    "    lo = row * cols + seg * SKEL_STILE;\n"
+    "    left = cols - seg * SKEL_STILE;\n"
+    "    valid = left < SKEL_STILE ? (int)left : SKEL_STILE;\n"
+    "    for (k = 0; k < SKEL_SITEMS; ++k) {\n"
+    "        int e = k * SKEL_BLOCK + lid;\n"
+    "        if (e < valid) s[SKEL_PAD(e)] = in[lo + e];\n"
+    "    }\n"
+    "    SKEL_BARRIER();\n"
+    "    b = lid * SKEL_SITEMS;\n"
+    "    cnt = (valid + SKEL_SITEMS - 1) / SKEL_SITEMS;\n"
+    "    for (k = 0; k < SKEL_SITEMS; ++k) v[k] = s[SKEL_PAD(b + k < valid ? b + k : 0)];\n"
+    "    x = v[0];\n"
+    "    for (k = 1; k < SKEL_SITEMS; ++k) if (b + k < valid) x = SKEL_OP(x, v[k]);\n"
+    "    skel_group_scan(x, cnt, r, &p, &agg);\n"
+    "    if (lid == 0) {\n"
+    "        SKEL_GLOBAL volatile skel_uint *flag = state + 1;\n"
+    "        SKEL_GLOBAL volatile skel_to *vc = carries;\n"
+    "        skel_to pre = init;\n"
+    "        int have = exclusive != 0;\n"
+    "        if (seg > 0) {\n"
+    "            skel_index j = tile - 1;\n"
+    "            vc[tile] = agg;\n"
+    "            SKEL_FENCE();\n"
+    "            flag[tile] = (epoch << 2) | 1u;\n"
+    "            have = 0;\n"
+    "            for (;;) {\n"
+    "                skel_uint f;\n"
+    "                do { f = flag[j]; } while ((f >> 2) != epoch);\n"
+    "                SKEL_FENCE();\n"
+    "                if ((f & 3u) == 2u) { skel_to q = vc[ntiles + j]; pre = have ? SKEL_OP(q, pre) : q; have = 1; break; }\n"
+    "                { skel_to q = vc[j]; pre = have ? SKEL_OP(q, pre) : q; have = 1; }\n"
+    "                --j;\n"
+    "            }\n"
+    "        }\n"
+    "        vc[ntiles + tile] = have ? SKEL_OP(pre, agg) : agg;\n"
+    "        SKEL_FENCE();\n"
+    "        flag[tile] = (epoch << 2) | 2u;\n"
+    "        carry_s[0] = pre;\n"
+    "        have_s[0] = have;\n"
+    "    }\n"
+    "    SKEL_BARRIER();\n"
+    "    hc = have_s[0] || lid > 0;\n"
+    "    c = lid == 0 ? carry_s[0] : have_s[0] ? SKEL_OP(carry_s[0], p) : p;\n"
+    "    if (exclusive == 1) {\n"
+    "        for (k = 0; k < SKEL_SITEMS; ++k)\n"
+    "            if (b + k < valid) { s[SKEL_PAD(b + k)] = c; c = SKEL_OP(c, v[k]); }\n"
+    "    } else {\n"
+    "        for (k = 0; k < SKEL_SITEMS; ++k)\n"
+    "            if (b + k < valid) { c = hc ? SKEL_OP(c, v[k]) : v[k]; hc = 1; s[SKEL_PAD(b + k)] = c; }\n"
+    "    }\n"
+    "    SKEL_BARRIER();\n"
+    "    for (k = 0; k < SKEL_SITEMS; ++k) {\n"
+    "        int e = k * SKEL_BLOCK + lid;\n"
+    "        if (e < valid) out[lo + e] = s[SKEL_PAD(e)];\n"
+    "    }\n"
+    "}\n";
+
+/* MapOverlap 1D: a tile plus its halo is loaded into local memory with the
+   edge policy applied, so the user function always gets a local window. */
+static const char _skel_tpl_overlap[] =
+    "#define SKEL_OTILE (SKEL_BLOCK * SKEL_OITEMS)\n"
+    "#define SKEL_OCS (SKEL_OCH + 2 * SKEL_D + 1)\n"
+    "SKEL_KERNEL void skel_overlap_rows(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *in, skel_index rows,\n"
+    "                                   skel_index cols, int edge, skel_to edge_value SKEL_U_PARAM)\n"
+    "{\n"
+    "    SKEL_LOCAL skel_to s[SKEL_OTILE + 2 * SKEL_D];\n"
+    "    int lid = SKEL_LID(), e, k;\n"
+    "    skel_index spr = (cols + SKEL_OTILE - 1) / SKEL_OTILE, g = SKEL_GROUP(), row = g / spr;\n"
+    "    skel_index c0 = (g - row * spr) * SKEL_OTILE;\n"
+    "    SKEL_GLOBAL const skel_to *src = in + row * cols;\n"
+    "    SKEL_GLOBAL skel_to *dst = out + row * cols;\n"
+    "    (void)rows;\n"
+    "    for (e = lid; e < SKEL_OTILE + 2 * SKEL_D; e += SKEL_BLOCK) {\n"
+    "        skel_index c = c0 - SKEL_D + e;\n"
+    "        if (c >= 0 && c < cols) s[e] = src[c];\n"
+    "        else { skel_index j = skel_edge(c, cols, edge); s[e] = j < 0 ? edge_value : src[j]; }\n"
+    "    }\n"
+    "    SKEL_BARRIER();\n"
+    "    for (k = 0; k < SKEL_OITEMS; ++k) {\n"
+    "        e = k * SKEL_BLOCK + lid;\n"
+    "        if (c0 + e < cols) dst[c0 + e] = SKEL_OVCALL(s + e + SKEL_D);\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "SKEL_KERNEL void skel_overlap_cols(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *in, skel_index rows,\n"
+    "                                   skel_index cols, int edge, skel_to edge_value SKEL_U_PARAM)\n"
+    "{\n"
+    "    SKEL_LOCAL skel_to s[SKEL_OCW * SKEL_OCS];\n"
+    "    int lid = SKEL_LID(), lc = lid % SKEL_OCW, e;\n"
+    "    skel_index cg = (cols + SKEL_OCW - 1) / SKEL_OCW, g = SKEL_GROUP(), ty = g / cg;\n"
+    "    skel_index r0 = ty * SKEL_OCH, c = (g - ty * cg) * SKEL_OCW + lc;\n"
+    "    for (e = lid / SKEL_OCW; e < SKEL_OCH + 2 * SKEL_D; e += SKEL_BLOCK / SKEL_OCW) {\n"
+    "        skel_index rr = r0 - SKEL_D + e, j = c < cols ? skel_edge(rr, rows, edge) : -1;\n"
+    "        s[lc * SKEL_OCS + e] = j < 0 ? edge_value : in[j * cols + c];\n"
+    "    }\n"
+    "    SKEL_BARRIER();\n"
+    "    if (c >= cols) return;\n"
+    "    for (e = lid / SKEL_OCW; e < SKEL_OCH; e += SKEL_BLOCK / SKEL_OCW)\n"
+    "        if (r0 + e < rows) out[(r0 + e) * cols + c] = SKEL_OVCALL(s + lc * SKEL_OCS + e + SKEL_D);\n"
+    "}\n";
+
+static const char _skel_tpl_overlap2d[] =
+    "#define SKEL_LW (SKEL_O2W + 2 * SKEL_DC)\n"
+    "#define SKEL_LH (SKEL_O2H + 2 * SKEL_DR)\n"
+    "SKEL_KERNEL void skel_overlap2d(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *in, skel_index rows,\n"
+    "                                skel_index cols, int edge, skel_to edge_value SKEL_W_PARAM SKEL_U_PARAM)\n"
+    "{\n"
+    "    SKEL_LOCAL skel_to s[SKEL_LH * SKEL_LW];\n"
+    "    int lid = SKEL_LID(), e;\n"
+    "    skel_index cg = (cols + SKEL_O2W - 1) / SKEL_O2W, g = SKEL_GROUP(), ty = g / cg;\n"
+    "    skel_index r0 = ty * SKEL_O2H, c0 = (g - ty * cg) * SKEL_O2W;\n"
+    "    for (e = lid; e < SKEL_LH * SKEL_LW; e += SKEL_BLOCK) {\n"
+    "        int ly = e / SKEL_LW, lx = e - ly * SKEL_LW;\n"
+    "        skel_index r = r0 - SKEL_DR + ly, c = c0 - SKEL_DC + lx;\n"
+    "        if (r >= 0 && r < rows && c >= 0 && c < cols) s[e] = in[r * cols + c];\n"
+    "        else {\n"
+    "            skel_index ri = skel_edge(r, rows, edge), ci = skel_edge(c, cols, edge);\n"
+    "            s[e] = ri < 0 || ci < 0 ? edge_value : in[ri * cols + ci];\n"
+    "        }\n"
+    "    }\n"
+    "    SKEL_BARRIER();\n"
+    "    for (e = lid; e < SKEL_O2W * SKEL_O2H; e += SKEL_BLOCK) {\n"
+    "        int ly = e / SKEL_O2W, lx = e - ly * SKEL_O2W;\n"
+    "        if (r0 + ly < rows && c0 + lx < cols)\n"
+    "            out[(r0 + ly) * cols + c0 + lx] =\n"
+    "                SKEL_OV2CALL(s + (ly + SKEL_DR) * SKEL_LW + lx + SKEL_DC, (skel_index)SKEL_LW);\n"
+    "    }\n"
+    "}\n";
+
+/* ---- the generator ---- */
+typedef struct _skel_sbuf {
+    char *p;
+    size_t len, cap;
+    int failed;
+} _skel_sbuf;
+
+static void _skel_sbuf_put(_skel_sbuf *b, const char *s, size_t n)
+{
+    if (b->failed) return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        char *np;
+        while (cap < b->len + n + 1) cap *= 2;
+        np = (char *)SKEL_REALLOC(b->p, cap);
+        if (!np) { b->failed = 1; return; }
+        b->p = np;
+        b->cap = cap;
     }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = 0;
 }
 
-void _skel_window_2d(const void *src, size_t rows, size_t cols, size_t r, size_t c,
-                     int dr, int dc, size_t esz, int edge, const void *edge_value, void *win)
+static void _skel_sbuf_printf(_skel_sbuf *b, const char *fmt, ...)
 {
-    int y, x, out_r, out_c;
-    size_t W = (size_t)(2 * dc + 1);
-    for (y = -dr; y <= dr; ++y) {
-        size_t rr = _skel_edge_index((ptrdiff_t)r + y, rows, edge, &out_r);
-        for (x = -dc; x <= dc; ++x) {
-            size_t cc = _skel_edge_index((ptrdiff_t)c + x, cols, edge, &out_c);
-            unsigned char *w = (unsigned char *)win + ((size_t)(y + dr) * W + (size_t)(x + dc)) * esz;
-            if (!out_r && !out_c) memcpy(w, (const unsigned char *)src + (rr * cols + cc) * esz, esz);
-            else if (edge_value) memcpy(w, edge_value, esz);
-            else memset(w, 0, esz);
+    char tmp[1024];
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof tmp) { b->failed = 1; return; }
+    _skel_sbuf_put(b, tmp, (size_t)n);
+}
+
+static void _skel_sbuf_str(_skel_sbuf *b, const char *s) { _skel_sbuf_put(b, s, strlen(s)); }
+
+/* Append user function source src with the qualifier macro `qual` inserted
+   before parameter number `param` (0-based; -1: none) and a second one
+   before `param2`.  Parameters are split at top-level commas of the first
+   parenthesised list, which is the parameter list of "ret name(params)". */
+static void _skel_put_func(_skel_sbuf *b, const char *src, int param, const char *qual,
+                           int param2, const char *qual2)
+{
+    const char *p = strchr(src, '(');
+    int depth = 0, k = 0, at_start = 1;
+    _skel_sbuf_str(b, "SKEL_DEVICE ");
+    if (!p) { _skel_sbuf_str(b, src); _skel_sbuf_str(b, "\n"); return; }
+    _skel_sbuf_put(b, src, (size_t)(p - src) + 1);
+    for (++p; *p; ++p) {
+        if (at_start && *p != ' ' && *p != '\t' && *p != '\n') {
+            if (k == param) { _skel_sbuf_str(b, qual); _skel_sbuf_str(b, " "); }
+            if (k == param2) { _skel_sbuf_str(b, qual2); _skel_sbuf_str(b, " "); }
+            at_start = 0;
         }
+        _skel_sbuf_put(b, p, 1);
+        if (*p == ')' && depth == 0) { ++p; break; }
+        if (*p == '(') ++depth;
+        else if (*p == ')') --depth;
+        else if (*p == ',' && depth == 0) { ++k; at_start = 1; }
+    }
+    _skel_sbuf_str(b, p);
+    _skel_sbuf_str(b, "\n");
+}
+
+/* "a0[i], a1[i], " style element arguments and the in-parameter list */
+static void _skel_put_inputs(_skel_sbuf *b, const skel_skeleton *sk)
+{
+    int i;
+    _skel_sbuf_str(b, "#define SKEL_IN_PARAMS ");
+    for (i = 0; i < sk->nin; ++i) _skel_sbuf_printf(b, ", SKEL_GLOBAL const skel_ti *a%d", i);
+    _skel_sbuf_str(b, "\n");
+}
+
+static void _skel_put_uparam(_skel_sbuf *b, const skel_skeleton *sk)
+{
+    if (sk->has_uniform) _skel_sbuf_printf(b, "#define SKEL_U_PARAM , %s u\n#define SKEL_U_ARG , u\n", sk->uniform_type);
+    else _skel_sbuf_str(b, "#define SKEL_U_PARAM\n#define SKEL_U_ARG\n");
+}
+
+/* SKEL_MAPV(i): the map function's value at flat index i (Map, MapReduce) */
+static void _skel_put_mapv(_skel_sbuf *b, const skel_skeleton *sk)
+{
+    int i;
+    _skel_sbuf_printf(b, "#define SKEL_MAPV(i) %s(", sk->func_name);
+    if (sk->index_mode == 1) _skel_sbuf_str(b, "(skel_index)(i)");
+    if (sk->index_mode == 2) _skel_sbuf_str(b, "(skel_index)(i) / cols, (skel_index)(i) % cols");
+    for (i = 0; i < sk->nin; ++i) _skel_sbuf_printf(b, "%sa%d[i]", (i || sk->index_mode) ? ", " : "", i);
+    _skel_sbuf_str(b, " SKEL_U_ARG)\n");
+}
+
+int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel_opts *opts, char **source)
+{
+    _skel_kernel_opts o;
+    _skel_kernel_geom g;
+    _skel_sbuf b;
+    const char *to, *ti;
+    size_t esz, need = 0;
+    int fp64;
+    if (!sk || !source || (dialect != _SKEL_DIALECT_CUDA && dialect != _SKEL_DIALECT_OPENCL))
+        return _skel_fail(SKEL_EINVAL, "kernel source: bad arguments");
+    *source = NULL;
+    _skel_kernel_opts_defaults(opts, &o);
+    _skel_kernel_geometry(sk, &o, &g);
+    esz = _skel_types[sk->out_type].size;
+    to = _skel_types[sk->out_type].c_name;
+    ti = _skel_types[sk->in_type].c_name;
+    /* local memory of the largest kernel of this kind */
+    switch (sk->kind) {
+    case SKEL_KIND_REDUCE: case SKEL_KIND_MAPREDUCE:
+        need = (size_t)(g.reduce_tile + g.reduce_tile / 32 + g.block) * esz; break;
+    case SKEL_KIND_SCAN:
+        need = (size_t)(g.scan_tile + g.scan_tile / 32 + g.block + 2) * esz; break;
+    case SKEL_KIND_OVERLAP: {
+        size_t rowsz = (size_t)(g.ov_tile + 2 * sk->dr), colsz = (size_t)g.ovc_w * (size_t)(g.ovc_h + 2 * sk->dr + 1);
+        need = (rowsz > colsz ? rowsz : colsz) * esz;
+        break;
+    }
+    case SKEL_KIND_OVERLAP2D:
+        need = (size_t)(g.ov2_w + 2 * sk->dc) * (size_t)(g.ov2_h + 2 * sk->dr) * esz; break;
+    default: break;
+    }
+    if (need > o.local_mem)
+        return _skel_fail(SKEL_EUNSUPPORTED, "%s %s: its tile needs %zu bytes of local memory, the device has %zu"
+                          " (overlap %d x %d is too wide for the GPU kernels)", _skel_kind_name(sk->kind),
+                          sk->name, need, o.local_mem, sk->dr, sk->dc);
+    memset(&b, 0, sizeof b);
+    fp64 = sk->out_type == SKEL_DOUBLE || sk->in_type == SKEL_DOUBLE ||
+           (sk->has_uniform && strstr(sk->uniform_type, "double")) ||
+           (sk->has_uniform && sk->uniform_src && strstr(sk->uniform_src(), "double"));
+    if (dialect == _SKEL_DIALECT_OPENCL && fp64) _skel_sbuf_str(&b, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n");
+    _skel_sbuf_str(&b, dialect == _SKEL_DIALECT_CUDA ? _skel_prelude_cuda : _skel_prelude_opencl);
+    if (dialect == _SKEL_DIALECT_CUDA) _skel_sbuf_printf(&b, "#define SKEL_HAS_SHUFFLE %d\n", o.shuffle ? 1 : 0);
+    _skel_sbuf_printf(&b, "/* skel %s %s */\n", _skel_kind_name(sk->kind), sk->name);
+    _skel_sbuf_printf(&b, "#define SKEL_BLOCK %d\n#define SKEL_RITEMS %d\n#define SKEL_SITEMS %d\n"
+                      "#define SKEL_OITEMS %d\n#define SKEL_OCW %d\n#define SKEL_OCH %d\n"
+                      "#define SKEL_O2W %d\n#define SKEL_O2H %d\n",
+                      g.block, g.reduce_items, g.scan_items, g.ov_items, g.ovc_w, g.ovc_h, g.ov2_w, g.ov2_h);
+    _skel_sbuf_printf(&b, "typedef %s skel_to;\ntypedef %s skel_ti;\n", to, ti);
+    if (sk->has_uniform && sk->uniform_src) _skel_sbuf_str(&b, sk->uniform_src());
+    _skel_put_uparam(&b, sk);
+    /* user functions, pointer parameters qualified for their address space */
+    switch (sk->kind) {
+    case SKEL_KIND_OVERLAP:
+        _skel_put_func(&b, sk->func_src(), 0, "SKEL_LOCAL_PTR", -1, NULL); break;
+    case SKEL_KIND_OVERLAP2D:
+        _skel_put_func(&b, sk->func_src(), 0, "SKEL_LOCAL_PTR", sk->weighted ? 2 : -1, "SKEL_CONSTANT_PTR"); break;
+    case SKEL_KIND_MAPARRAY:
+        _skel_put_func(&b, sk->func_src(), 0, "SKEL_GLOBAL", -1, NULL); break;
+    default:
+        if (sk->func_src) _skel_put_func(&b, sk->func_src(), -1, NULL, -1, NULL);
+        if (sk->red_src && !(sk->func_name && strcmp(sk->func_name, sk->red_name) == 0))
+            _skel_put_func(&b, sk->red_src(), -1, NULL, -1, NULL);
+    }
+    if (sk->red_name) _skel_sbuf_printf(&b, "#define SKEL_OP(a, b) %s(a, b)\n", sk->red_name);
+    if (sk->kind == SKEL_KIND_REDUCE || sk->kind == SKEL_KIND_MAPREDUCE) _skel_sbuf_str(&b, "#define SKEL_WANT_REDUCE 1\n");
+    if (sk->kind == SKEL_KIND_SCAN) _skel_sbuf_str(&b, "#define SKEL_WANT_SCAN 1\n");
+    if (sk->kind == SKEL_KIND_OVERLAP || sk->kind == SKEL_KIND_OVERLAP2D) _skel_sbuf_str(&b, "#define SKEL_WANT_EDGE 1\n");
+    _skel_sbuf_str(&b, _skel_tpl_common);
+    switch (sk->kind) {
+    case SKEL_KIND_MAP:
+        _skel_put_inputs(&b, sk);
+        _skel_put_mapv(&b, sk);
+        _skel_sbuf_str(&b, _skel_tpl_map);
+        break;
+    case SKEL_KIND_MAPREDUCE:
+        _skel_put_inputs(&b, sk);
+        _skel_put_mapv(&b, sk);
+        _skel_sbuf_str(&b, _skel_tpl_reduce);
+        break;
+    case SKEL_KIND_REDUCE:
+        _skel_sbuf_str(&b, "#define SKEL_IN_PARAMS , SKEL_GLOBAL const skel_ti *a0\n#define SKEL_MAPV(i) a0[i]\n");
+        _skel_sbuf_str(&b, _skel_tpl_reduce);
+        _skel_sbuf_str(&b, _skel_tpl_reduce_matrix);
+        break;
+    case SKEL_KIND_SCAN:
+        _skel_sbuf_str(&b, _skel_tpl_scan);
+        break;
+    case SKEL_KIND_OVERLAP:
+        _skel_sbuf_printf(&b, "#define SKEL_D %d\n#define SKEL_OVCALL(p) %s(p SKEL_U_ARG)\n", sk->dr, sk->func_name);
+        _skel_sbuf_str(&b, _skel_tpl_overlap);
+        break;
+    case SKEL_KIND_OVERLAP2D:
+        _skel_sbuf_printf(&b, "#define SKEL_DR %d\n#define SKEL_DC %d\n", sk->dr, sk->dc);
+        if (sk->weighted)
+            _skel_sbuf_printf(&b, "#define SKEL_W_PARAM , SKEL_CONSTANT_PTR const skel_to *w\n"
+                              "#define SKEL_OV2CALL(p, st) %s(p, st, w + SKEL_DR * (2 * SKEL_DC + 1) + SKEL_DC SKEL_U_ARG)\n",
+                              sk->func_name);
+        else
+            _skel_sbuf_printf(&b, "#define SKEL_W_PARAM\n#define SKEL_OV2CALL(p, st) %s(p, st SKEL_U_ARG)\n",
+                              sk->func_name);
+        _skel_sbuf_str(&b, _skel_tpl_overlap2d);
+        break;
+    case SKEL_KIND_MAPARRAY:
+        _skel_sbuf_printf(&b, "#define SKEL_MACALL(v, e) %s(v, e SKEL_U_ARG)\n", sk->func_name);
+        _skel_sbuf_str(&b, _skel_tpl_maparray);
+        break;
+    default:
+        SKEL_FREE(b.p);
+        return _skel_fail(SKEL_EUNSUPPORTED, "kernel source: unknown skeleton kind %d", sk->kind);
+    }
+    if (b.failed) { SKEL_FREE(b.p); return _skel_fail(SKEL_ENOMEM, "kernel source: out of memory"); }
+    *source = b.p;
+    return SKEL_OK;
+}
+
+/* ---- launch plans ---- */
+static _skel_kstep *_skel_kstep_new(_skel_kplan *p, const char *kernel, size_t groups)
+{
+    _skel_kstep *s = &p->step[p->nsteps++];
+    memset(s, 0, sizeof *s);
+    s->kernel = kernel;
+    s->groups = groups ? groups : 1;
+    return s;
+}
+static void _skel_karg_buf(_skel_kstep *s, int buf) { s->arg[s->nargs].kind = _SKEL_ARG_BUF; s->arg[s->nargs++].buf = buf; }
+static void _skel_karg_num(_skel_kstep *s, int kind, int64_t v) { s->arg[s->nargs].kind = kind; s->arg[s->nargs++].value = v; }
+static void _skel_karg_elem(_skel_kstep *s, const void *v, size_t esz)
+{
+    s->arg[s->nargs].kind = _SKEL_ARG_ELEM;
+    if (v) memcpy(s->arg[s->nargs].elem, v, esz);
+    s->nargs++;
+}
+static void _skel_karg_uniform(_skel_kstep *s, const skel_skeleton *sk)
+{
+    if (sk->has_uniform) s->arg[s->nargs++].kind = _SKEL_ARG_UNIFORM;
+}
+static size_t _skel_cdiv(size_t a, size_t b) { return (a + b - 1) / b; }
+
+int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_shape *sh,
+                      const _skel_kernel_opts *opts, _skel_kplan *p)
+{
+    _skel_kernel_opts o;
+    _skel_kernel_geom g;
+    _skel_kstep *s;
+    size_t esz = _skel_types[sk->out_type].size, n = sh->n, R = sh->rows, C = sh->cols;
+    size_t maxg;
+    int i, in0;
+    _skel_kernel_opts_defaults(opts, &o);
+    _skel_kernel_geometry(sk, &o, &g);
+    memset(p, 0, sizeof *p);
+    p->copy_in0 = p->result = -1;
+    maxg = (size_t)o.compute_units * 8;
+    in0 = _SKEL_BUF_IN0;
+    switch (sk->kind) {
+    case SKEL_KIND_MAP:
+    case SKEL_KIND_MAPARRAY: {
+        size_t groups = _skel_cdiv(n, (size_t)g.block), cap = (size_t)o.compute_units * 64;
+        if (!n) return SKEL_OK;
+        if (sk->kind == SKEL_KIND_MAPARRAY && c->out == c->in[0]) {
+            p->scratch[0] = c->in[0]->n * esz;
+            p->copy_in0 = 0;
+            in0 = _SKEL_BUF_SCRATCH0;
+        }
+        s = _skel_kstep_new(p, sk->kind == SKEL_KIND_MAP ? "skel_map" : "skel_maparray", groups < cap ? groups : cap);
+        _skel_karg_buf(s, _SKEL_BUF_OUT);
+        if (sk->kind == SKEL_KIND_MAPARRAY) {
+            _skel_karg_buf(s, in0);
+            _skel_karg_buf(s, _SKEL_BUF_IN0 + 1);
+        } else {
+            for (i = 0; i < sk->nin; ++i) _skel_karg_buf(s, _SKEL_BUF_IN0 + i);
+        }
+        _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)n);
+        if (sk->kind == SKEL_KIND_MAP) _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
+        _skel_karg_uniform(s, sk);
+        return SKEL_OK;
+    }
+    case SKEL_KIND_REDUCE:
+    case SKEL_KIND_MAPREDUCE:
+        if (c->direction == SKEL_WHOLE) {
+            size_t tiles = _skel_cdiv(n, (size_t)g.reduce_tile), groups = tiles < maxg ? tiles : maxg;
+            size_t chunk = _skel_cdiv(tiles, groups) * (size_t)g.reduce_tile;
+            groups = _skel_cdiv(n, chunk);
+            p->scratch[0] = groups * esz;
+            p->result = 0;
+            s = _skel_kstep_new(p, "skel_reduce_part", groups);
+            _skel_karg_buf(s, _SKEL_BUF_SCRATCH0);
+            for (i = 0; i < sk->nin; ++i) _skel_karg_buf(s, _SKEL_BUF_IN0 + i);
+            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)n);
+            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
+            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)chunk);
+            _skel_karg_uniform(s, sk);
+            if (groups > 1) {
+                p->scratch[1] = esz;
+                p->result = 1;
+                s = _skel_kstep_new(p, "skel_reduce_final", 1);
+                _skel_karg_buf(s, _SKEL_BUF_SCRATCH0 + 1);
+                _skel_karg_buf(s, _SKEL_BUF_SCRATCH0);
+                _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)groups);
+            }
+            return SKEL_OK;
+        }
+        if (!c->out->n) return SKEL_OK;
+        if (c->direction == SKEL_ROWS) {
+            s = _skel_kstep_new(p, "skel_reduce_rows", R < maxg * 4 ? R : maxg * 4);
+            _skel_karg_buf(s, _SKEL_BUF_OUT);
+            _skel_karg_buf(s, _SKEL_BUF_IN0);
+            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)R);
+            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
+            return SKEL_OK;
+        } else {
+            /* enough groups to fill the device: split the rows into chunks */
+            size_t cg = _skel_cdiv(C, (size_t)g.block), want = maxg * 4;
+            size_t nch = cg >= want ? 1 : _skel_cdiv(want, cg), chunk;
+            if (nch > R / 64) nch = R / 64 ? R / 64 : 1;
+            chunk = _skel_cdiv(R, nch);
+            nch = _skel_cdiv(R, chunk);
+            s = _skel_kstep_new(p, "skel_reduce_cols", cg * nch);
+            _skel_karg_buf(s, nch > 1 ? _SKEL_BUF_SCRATCH0 : _SKEL_BUF_OUT);
+            _skel_karg_buf(s, _SKEL_BUF_IN0);
+            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)R);
+            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
+            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)chunk);
+            if (nch > 1) {
+                p->scratch[0] = nch * C * esz;
+                s = _skel_kstep_new(p, "skel_reduce_cols", cg);
+                _skel_karg_buf(s, _SKEL_BUF_OUT);
+                _skel_karg_buf(s, _SKEL_BUF_SCRATCH0);
+                _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)nch);
+                _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
+                _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)nch);
+            }
+            return SKEL_OK;
+        }
+    case SKEL_KIND_SCAN: {
+        size_t tiles = R * _skel_cdiv(C, (size_t)g.scan_tile);
+        if (!n) return SKEL_OK;
+        p->scratch[0] = p->zero[0] = (1 + tiles) * sizeof(uint32_t);
+        p->scratch[1] = 2 * tiles * esz;
+        s = _skel_kstep_new(p, "skel_scan", tiles);
+        _skel_karg_buf(s, _SKEL_BUF_OUT);
+        _skel_karg_buf(s, _SKEL_BUF_IN0);
+        _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)R);
+        _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
+        _skel_karg_buf(s, _SKEL_BUF_SCRATCH0);
+        _skel_karg_buf(s, _SKEL_BUF_SCRATCH0 + 1);
+        _skel_karg_num(s, _SKEL_ARG_UINT, 0);
+        _skel_karg_num(s, _SKEL_ARG_UINT, 1);
+        _skel_karg_num(s, _SKEL_ARG_INT, c->exclusive ? 1 : 0);
+        _skel_karg_elem(s, c->exclusive ? c->init : NULL, esz);
+        return SKEL_OK;
+    }
+    case SKEL_KIND_OVERLAP: {
+        int dir = c->direction ? c->direction : SKEL_ROWS, k;
+        int src = _SKEL_BUF_IN0;
+        if (!n) return SKEL_OK;
+        if (!c->in[0]->is_matrix) dir = SKEL_ROWS;
+        if (c->out == c->in[0] && dir != SKEL_ROWS_COLS) {
+            p->scratch[0] = n * esz;
+            p->copy_in0 = 0;
+            src = _SKEL_BUF_SCRATCH0;
+        }
+        if (dir == SKEL_ROWS_COLS) p->scratch[0] = n * esz;
+        for (k = 0; k < 2; ++k) {
+            int cols_pass = (dir == SKEL_COLS) || (dir == SKEL_ROWS_COLS && k == 1);
+            if (k == 1 && dir != SKEL_ROWS_COLS) break;
+            if (cols_pass)
+                s = _skel_kstep_new(p, "skel_overlap_cols", _skel_cdiv(C, (size_t)g.ovc_w) * _skel_cdiv(R, (size_t)g.ovc_h));
+            else
+                s = _skel_kstep_new(p, "skel_overlap_rows", R * _skel_cdiv(C, (size_t)g.ov_tile));
+            _skel_karg_buf(s, dir == SKEL_ROWS_COLS && k == 0 ? _SKEL_BUF_SCRATCH0 : _SKEL_BUF_OUT);
+            _skel_karg_buf(s, dir == SKEL_ROWS_COLS && k == 1 ? _SKEL_BUF_SCRATCH0 : src);
+            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)R);
+            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
+            _skel_karg_num(s, _SKEL_ARG_INT, (int64_t)c->edge);
+            _skel_karg_elem(s, c->edge_value, esz);
+            _skel_karg_uniform(s, sk);
+        }
+        return SKEL_OK;
+    }
+    case SKEL_KIND_OVERLAP2D:
+        if (!n) return SKEL_OK;
+        if (c->out == c->in[0]) {
+            p->scratch[0] = n * esz;
+            p->copy_in0 = 0;
+            in0 = _SKEL_BUF_SCRATCH0;
+        }
+        s = _skel_kstep_new(p, "skel_overlap2d", _skel_cdiv(C, (size_t)g.ov2_w) * _skel_cdiv(R, (size_t)g.ov2_h));
+        _skel_karg_buf(s, _SKEL_BUF_OUT);
+        _skel_karg_buf(s, in0);
+        _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)R);
+        _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
+        _skel_karg_num(s, _SKEL_ARG_INT, (int64_t)c->edge);
+        _skel_karg_elem(s, c->edge_value, esz);
+        if (sk->weighted) {
+            _skel_karg_buf(s, _SKEL_BUF_WEIGHTS);
+            p->weights_bytes = (size_t)(2 * sk->dr + 1) * (size_t)(2 * sk->dc + 1) * esz;
+        }
+        _skel_karg_uniform(s, sk);
+        return SKEL_OK;
+    default:
+        return _skel_fail(SKEL_EUNSUPPORTED, "%s: unknown skeleton kind %d", sk->name, sk->kind);
     }
 }
 
@@ -1611,10 +2857,13 @@ static int _skel_check_reduce(const skel_skeleton *sk, const skel_call *c, _skel
     int dir = c->direction;
     if (sk->kind == SKEL_KIND_MAPREDUCE && dir != SKEL_WHOLE)
         _SKEL_BAD(SKEL_EUNSUPPORTED, "%s %s: only whole reductions (direction 0)", kn, sk->name);
+    if (c->count && sk->nin)
+        _SKEL_BAD(SKEL_EINVAL, "%s %s: call.count is for MapReduce without inputs", kn, sk->name);
     if (dir == SKEL_WHOLE) {
         if (!c->result) _SKEL_BAD(SKEL_EINVAL, "%s %s: call.result is NULL", kn, sk->name);
         if (c->out) _SKEL_BAD(SKEL_EINVAL, "%s %s: a whole reduction writes call.result, not call.out", kn, sk->name);
-        if (in->n == 0) _SKEL_BAD(SKEL_EEMPTY, "%s %s: reduction of an empty container has no value", kn, sk->name);
+        if (sh->n == 0) _SKEL_BAD(SKEL_EEMPTY, "%s %s: reduction of an empty %s has no value", kn, sk->name,
+                                  sk->nin ? "container" : "index range (call.count = 0)");
         return SKEL_OK;
     }
     if (dir != SKEL_ROWS && dir != SKEL_COLS) _SKEL_BAD(SKEL_EINVAL, "%s %s: unknown direction %d", kn, sk->name, dir);
@@ -1652,6 +2901,10 @@ static int _skel_check(const skel_skeleton *sk, const skel_call *c, _skel_shape 
         ref = c->in[1];
         _SKEL_TRY(_skel_check_operand(sk, "out", c->out, sk->out_type, ref));
         sh->dims = 2; sh->point[0] = c->in[0]->n; sh->point[1] = ref->n;
+    } else if (sk->nin == 0 && sk->kind == SKEL_KIND_MAPREDUCE) {
+        sh->n = sh->cols = sh->point[0] = c->count;     /* indices 0..count-1 */
+        sh->rows = sh->dims = 1;
+        return _skel_check_reduce(sk, c, sh);
     } else if (sk->nin == 0) {
         _SKEL_TRY(_skel_check_operand(sk, "out", c->out, sk->out_type, NULL));
         ref = c->out;
@@ -1690,33 +2943,41 @@ static int _skel_check(const skel_skeleton *sk, const skel_call *c, _skel_shape 
     }
 }
 
-/* Which variant runs this call: SKEL_BACKEND, else the plan, else the default. */
-static int _skel_choose(skel_skeleton *sk, const skel_call *c, const _skel_shape *sh, _skel_variant *v)
+/* The default variant without a plan (see BACKENDS at the top). */
+static void _skel_choose_default(const skel_call *c, const _skel_shape *sh, _skel_variant *v)
 {
     int i, s;
     size_t size = sh->dims == 1 ? sh->point[0] : sh->point[0] * sh->point[1];
-    memset(v, 0, sizeof *v);
-    if (_skel_env.forced == -2)
-        return _skel_fail(SKEL_EBACKEND, "SKEL_BACKEND=%s: %s", _skel_env.forced_name,
-                          _skel_known_backend(_skel_env.forced_name) ? "backend not available on this machine"
-                                                                   : "unknown backend (known: seq, omp, cuda, opencl)");
-    if (_skel_env.forced >= 0) { v->backend = _skel_env.forced; return SKEL_OK; }
-    if (sk->state && sk->state->plan && skel_plan_lookup(sk->state->plan, size, NULL) == SKEL_OK) {
-        skel_variant pv;
-        skel_plan_lookup(sk->state->plan, size, &pv);
-        return _skel_variant_resolve(&pv, v);
-    }
     /* data already on a GPU stays there */
     for (i = 0; i < SKEL_MAX_IN && c->in[i]; ++i)
         if (!(c->in[i]->valid & 1u))
             for (s = 0; s < _skel_nbackends; ++s)
                 if (_skel_backends[s].is_gpu && (c->in[i]->valid & (1u << _skel_backends[s].space))) {
                     v->backend = s;
-                    return SKEL_OK;
+                    return;
                 }
     v->backend = 0;
     if (size >= (size_t)_skel_env.omp_threshold && _skel_nbackends > 1 && strcmp(_skel_backends[1].name, "omp") == 0)
         v->backend = 1;
+}
+
+/* execution plans (defined with the plans, below) */
+static int _skel_plan_pick(const skel_plan *p, const _skel_shape *sh, _skel_variant *v);
+static void _skel_group_apply(skel_skeleton *sk, const _skel_shape *sh, int group, _skel_variant *v);
+
+/* Which variant runs this call: SKEL_BACKEND, else the plan (at the call's
+   context point), else the default; then a bulk group's memory space. */
+static int _skel_choose(skel_skeleton *sk, const skel_call *c, const _skel_shape *sh, _skel_variant *v)
+{
+    memset(v, 0, sizeof *v);
+    if (_skel_env.forced == -2)
+        return _skel_fail(SKEL_EBACKEND, "SKEL_BACKEND=%s: %s", _skel_env.forced_name,
+                          _skel_known_backend(_skel_env.forced_name) ? "backend not available on this machine"
+                                                                   : "unknown backend (known: seq, omp, cuda, opencl)");
+    if (_skel_env.forced >= 0) { v->backend = _skel_env.forced; return SKEL_OK; }
+    if (!(sk->state && sk->state->plan && _skel_plan_pick(sk->state->plan, sh, v)))
+        _skel_choose_default(c, sh, v);
+    if (c->group) _skel_group_apply(sk, sh, c->group, v);
     return SKEL_OK;
 }
 
@@ -1785,17 +3046,183 @@ int skel_overlap(skel_skeleton *sk, skel_vec *out, skel_vec *in, skel_edge edge,
 }
 
 /* ---------------------------------------------------------------------
-   execution plans (manual ranges; the tuner adds dispatch trees)
+   execution plans: a list of ranges (thesis Fig. 4.3) or a dispatch tree
+   (seed 000 §3.2) that the tuner builds or a plan file holds.
    --------------------------------------------------------------------- */
+#include <math.h>
+
 typedef struct _skel_range {
     size_t lo, hi;
     _skel_variant v;
 } _skel_range;
 
+/* One entry of a tree's variant table, by name so that a file carries it. */
+typedef struct _skel_pvar {
+    char backend[16];
+    int threads, block, grid, devices;
+    int index;                  /* registry index; -1: not on this machine */
+    int pruned;                 /* depth after which the tuner dropped it; -1: kept */
+} _skel_pvar;
+
+/* A measured context point; its times live in tree->times. */
+typedef struct _skel_ppoint {
+    uint64_t x[2];
+    int winner;                 /* least R*r + F; -1: no variant ran here */
+} _skel_ppoint;
+
+/* A box of context space with its 2^D corners and 2^D children (consecutive
+   nodes; child c takes the upper half in dimension d iff bit d of c). */
+typedef struct _skel_pnode {
+    uint64_t lo[2], hi[2];
+    int first_child;            /* -1: a leaf */
+    int corner[4];              /* corner k is at hi in dimension d iff bit d of k */
+    int winner;                 /* a closed leaf's variant, else -1 */
+    int depth, closed;
+} _skel_pnode;
+
+/* times[] codes below 0 */
+enum { _SKEL_T_UNMEASURED = -1, _SKEL_T_TIMEOUT = -2, _SKEL_T_FAILED = -3 };
+
+/* The tuning configuration as stored in a plan file. */
+typedef struct _skel_tconf {
+    char id[128], inst[64], func[64], red[64];
+    int dims;
+    uint64_t lower[2], upper[2];
+    int kind, in_type, out_type, nin, index_mode, dr, dc, weighted, has_uniform;
+    int direction, edge, exclusive;
+    int max_depth, min_depth, max_nodes, reps, repeats, in_loc[SKEL_MAX_IN], out_to_host, split, cost_model;
+    double time_budget, timeout, tolerance, prune;
+    uint64_t variants_hash;     /* hash of an explicit variant list; 0: every backend */
+} _skel_tconf;
+
+typedef struct _skel_tree {
+    _skel_tconf conf;
+    char *fingerprint;          /* machine: lines "key: value" */
+    int nvar, npoints, nnodes, cap_points, cap_nodes;
+    _skel_pvar *vars;
+    _skel_ppoint *points;
+    double *times;              /* [point][variant][R, F]; R < 0: a _SKEL_T_ code */
+    _skel_pnode *nodes;
+    int loaded, measurements;
+    double tune_seconds;
+    /* 1-D: the tree flattened to sorted ranges (lookups binary-search them) */
+    uint64_t *rstart;
+    int *rvar, nreg;
+} _skel_tree;
+
 struct skel_plan {
     _skel_range *ranges;
     int count, cap;
+    _skel_tree *tree;           /* a tuned plan (its ranges stay empty) */
 };
+
+static void _skel_tree_free(_skel_tree *t)
+{
+    if (!t) return;
+    SKEL_FREE(t->fingerprint);
+    SKEL_FREE(t->vars);
+    SKEL_FREE(t->points);
+    SKEL_FREE(t->times);
+    SKEL_FREE(t->nodes);
+    SKEL_FREE(t->rstart);
+    SKEL_FREE(t->rvar);
+    SKEL_FREE(t);
+}
+
+/* T(r) = R*r + F of variant v at point p, or -1 where it did not run. */
+static double _skel_tree_time(const _skel_tree *t, int p, int v)
+{
+    const double *rf = t->times + ((size_t)p * (size_t)t->nvar + (size_t)v) * 2;
+    return rf[0] < 0 ? -1.0 : rf[0] * (double)t->conf.repeats + rf[1];
+}
+
+/* The fastest variant at p, among those running in memory space `space`
+   (-1: any); -1 if none ran. */
+static int _skel_tree_best(const _skel_tree *t, int p, int space)
+{
+    int v, best = -1;
+    double bt = 0, tv;
+    for (v = 0; v < t->nvar; ++v) {
+        tv = _skel_tree_time(t, p, v);
+        if (tv < 0) continue;
+        if (space >= 0 && (t->vars[v].index < 0 || _skel_backends[t->vars[v].index].space != space)) continue;
+        if (best < 0 || tv < bt) { best = v; bt = tv; }
+    }
+    return best;
+}
+
+/* Descend to the leaf holding x (clamped into the root box). */
+static int _skel_tree_leaf(const _skel_tree *t, const uint64_t *x)
+{
+    int n = 0, d, c;
+    while (t->nodes[n].first_child >= 0) {
+        const _skel_pnode *ch = &t->nodes[t->nodes[n].first_child];
+        for (c = 0, d = 0; d < t->conf.dims; ++d)
+            if (x[d] >= ch->hi[d]) c |= 1 << d;
+        n = t->nodes[n].first_child + c;
+    }
+    return n;
+}
+
+/* Squared distance of x to point p in log space normalised by the root box. */
+static double _skel_tree_dist(const _skel_tree *t, const uint64_t *x, int p)
+{
+    double s = 0, span, q;
+    int d;
+    for (d = 0; d < t->conf.dims; ++d) {
+        span = log((double)t->conf.upper[d]) - log((double)t->conf.lower[d]);
+        q = (log((double)x[d]) - log((double)t->points[p].x[d])) / (span > 0 ? span : 1);
+        s += q * q;
+    }
+    return s;
+}
+
+/* The variant for x: a closed leaf's winner, else the winner at the nearest
+   corner of the leaf.  In log space normalised per axis the distance is a
+   sum over axes, so the nearest corner takes, per axis, the end x is
+   nearer to: x^2 <= lo*hi picks lo.  That needs no logarithm.  space >= 0
+   restricts the choice to variants in that memory space.  -1: none. */
+static int _skel_tree_pick(const _skel_tree *t, const size_t *point, int space)
+{
+    uint64_t x[2];
+    const _skel_pnode *nd;
+    int d, k = 0, v, best = -1, i;
+    double bd = 0, dist;
+    for (d = 0; d < t->conf.dims; ++d) {
+        x[d] = point[d] < t->conf.lower[d] ? t->conf.lower[d] : point[d];
+        if (x[d] > t->conf.upper[d]) x[d] = t->conf.upper[d];
+    }
+    nd = &t->nodes[_skel_tree_leaf(t, x)];
+    if (nd->closed && (space < 0 || _skel_backends[t->vars[nd->winner].index].space == space))
+        return nd->winner;
+    for (d = 0; d < t->conf.dims; ++d)
+        if ((double)x[d] * (double)x[d] > (double)nd->lo[d] * (double)nd->hi[d]) k |= 1 << d;
+    v = space < 0 ? t->points[nd->corner[k]].winner : _skel_tree_best(t, nd->corner[k], space);
+    if (v >= 0) return v;
+    /* that corner has no usable winner: the nearest corner that has one */
+    for (i = 0; i < 1 << t->conf.dims; ++i) {
+        int w = space < 0 ? t->points[nd->corner[i]].winner : _skel_tree_best(t, nd->corner[i], space);
+        if (w < 0) continue;
+        dist = _skel_tree_dist(t, x, nd->corner[i]);
+        if (best < 0 || dist < bd) { best = w; bd = dist; }
+    }
+    return best;
+}
+
+/* The plan's answer at point: 1-D trees binary-search their flattened
+   ranges (built from _skel_tree_pick, so the answers are the same). */
+static int _skel_tree_lookup(const _skel_tree *t, const size_t *point)
+{
+    uint64_t x = point[0];
+    int lo = 0, hi = t->nreg - 1;
+    if (t->nreg <= 0) return _skel_tree_pick(t, point, -1);
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (t->rstart[mid] <= x) lo = mid;
+        else hi = mid - 1;
+    }
+    return t->rvar[lo];
+}
 
 int skel_plan_new(skel_plan **p)
 {
@@ -1810,6 +3237,7 @@ void skel_plan_free(skel_plan *p)
 {
     if (!p) return;
     SKEL_FREE(p->ranges);
+    _skel_tree_free(p->tree);
     SKEL_FREE(p);
 }
 
@@ -1817,6 +3245,7 @@ int skel_plan_add(skel_plan *p, size_t lo, size_t hi, const skel_variant *v)
 {
     _skel_variant rv;
     if (!p) return _skel_fail(SKEL_EINVAL, "skel_plan_add: NULL plan");
+    if (p->tree) return _skel_fail(SKEL_EINVAL, "skel_plan_add: a tuned plan takes no ranges");
     if (lo > hi) return _skel_fail(SKEL_EINVAL, "skel_plan_add: range %zu..%zu is empty", lo, hi);
     _SKEL_TRY(_skel_variant_resolve(v, &rv));
     if (p->count == p->cap) {
@@ -1833,10 +3262,28 @@ int skel_plan_add(skel_plan *p, size_t lo, size_t hi, const skel_variant *v)
     return SKEL_OK;
 }
 
-int skel_plan_lookup(const skel_plan *p, size_t n, skel_variant *out)
+static void _skel_pvar_public(const _skel_pvar *pv, skel_variant *out)
 {
-    int i;
-    if (!p) return _skel_fail(SKEL_EINVAL, "skel_plan_lookup: NULL plan");
+    out->backend = pv->backend;
+    out->threads = pv->threads; out->block = pv->block;
+    out->grid = pv->grid; out->devices = pv->devices;
+}
+
+int skel_plan_lookup_point(const skel_plan *p, const size_t *point, int dims, skel_variant *out)
+{
+    int i, v;
+    size_t n;
+    if (!p || !point) return _skel_fail(SKEL_EINVAL, "skel_plan_lookup: NULL plan or point");
+    if (dims < 1 || dims > 2) return _skel_fail(SKEL_EINVAL, "skel_plan_lookup: %d dimensions (1 or 2)", dims);
+    if (p->tree) {
+        if (dims != p->tree->conf.dims)
+            return _skel_fail(SKEL_EINVAL, "skel_plan_lookup: a %d-D point for a %d-D plan", dims, p->tree->conf.dims);
+        v = _skel_tree_lookup(p->tree, point);
+        if (v < 0) return _skel_fail(SKEL_EINVAL, "skel_plan_lookup: no variant ran near this point");
+        if (out) _skel_pvar_public(&p->tree->vars[v], out);
+        return SKEL_OK;
+    }
+    n = dims == 1 ? point[0] : point[0] * point[1];
     for (i = p->count - 1; i >= 0; --i)
         if (n >= p->ranges[i].lo && n <= p->ranges[i].hi) {
             if (out) _skel_variant_public(&p->ranges[i].v, out);
@@ -1845,12 +3292,1872 @@ int skel_plan_lookup(const skel_plan *p, size_t n, skel_variant *out)
     return _skel_fail(SKEL_EINVAL, "skel_plan_lookup: no range covers size %zu", n);
 }
 
+int skel_plan_lookup(const skel_plan *p, size_t n, skel_variant *out)
+{
+    return skel_plan_lookup_point(p, &n, 1, out);
+}
+
+/* The plan's variant for a checked call: 1 if it has one (a tree answers
+   at the call's context point, a range plan at its element count). */
+static int _skel_plan_pick(const skel_plan *p, const _skel_shape *sh, _skel_variant *v)
+{
+    int i;
+    if (p->tree) {
+        const _skel_tree *t = p->tree;
+        if (t->conf.dims != sh->dims) return 0;
+        i = _skel_tree_lookup(t, sh->point);
+        if (i < 0 || t->vars[i].index < 0) return 0;
+        v->backend = t->vars[i].index;
+        v->threads = t->vars[i].threads; v->block = t->vars[i].block;
+        v->grid = t->vars[i].grid; v->devices = t->vars[i].devices;
+        return 1;
+    } else {
+        size_t n = sh->dims == 1 ? sh->point[0] : sh->point[0] * sh->point[1];
+        for (i = p->count - 1; i >= 0; --i)
+            if (n >= p->ranges[i].lo && n <= p->ranges[i].hi) {
+                *v = p->ranges[i].v;
+                return 1;
+            }
+    }
+    return 0;
+}
+
 int skel_set_plan(skel_skeleton *sk, skel_plan *p)
 {
     if (!sk) return _skel_fail(SKEL_EINVAL, "skel_set_plan: NULL skeleton instance");
     if (!_skel_state(sk)) return _skel_fail(SKEL_ENOMEM, "skel_set_plan: out of memory");
     sk->state->plan = p;
     return SKEL_OK;
+}
+
+/* ---- bulk selection (seed 000 §4.2): the first call of a group fixes the
+   memory space; later calls of the group run there, on the variant their
+   own plan ranks best in that space. ---- */
+#define _SKEL_MAX_GROUPS 64
+static struct { int id, space; } _skel_groups[_SKEL_MAX_GROUPS];
+static int _skel_ngroups;
+static pthread_mutex_t _skel_group_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void skel_group_reset(int group)
+{
+    int i;
+    pthread_mutex_lock(&_skel_group_lock);
+    for (i = 0; i < _skel_ngroups; ++i)
+        if (group == 0 || _skel_groups[i].id == group) _skel_groups[i--] = _skel_groups[--_skel_ngroups];
+    pthread_mutex_unlock(&_skel_group_lock);
+}
+
+static void _skel_group_apply(skel_skeleton *sk, const _skel_shape *sh, int group, _skel_variant *v)
+{
+    int i, space = _skel_backends[v->backend].space, gs = -1;
+    pthread_mutex_lock(&_skel_group_lock);
+    for (i = 0; i < _skel_ngroups; ++i)
+        if (_skel_groups[i].id == group) { gs = _skel_groups[i].space; break; }
+    if (i == _skel_ngroups && _skel_ngroups < _SKEL_MAX_GROUPS) {
+        _skel_groups[_skel_ngroups].id = group;
+        _skel_groups[_skel_ngroups++].space = space;
+    }
+    pthread_mutex_unlock(&_skel_group_lock);
+    if (gs < 0 || gs == space) return;
+    if (sk->state && sk->state->plan && sk->state->plan->tree && sk->state->plan->tree->conf.dims == sh->dims) {
+        const _skel_tree *t = sk->state->plan->tree;
+        int w = _skel_tree_pick(t, sh->point, gs);
+        if (w >= 0) {
+            memset(v, 0, sizeof *v);
+            v->backend = t->vars[w].index;
+            v->threads = t->vars[w].threads; v->block = t->vars[w].block;
+            v->grid = t->vars[w].grid; v->devices = t->vars[w].devices;
+            return;
+        }
+    }
+    for (i = 0; i < _skel_nbackends; ++i)      /* that space's first backend, default parameters */
+        if (_skel_backends[i].space == gs) {
+            memset(v, 0, sizeof *v);
+            v->backend = i;
+            if (gs == 0 && _skel_nbackends > 1 && strcmp(_skel_backends[1].name, "omp") == 0 &&
+                sh->n >= (size_t)_skel_env.omp_threshold)
+                v->backend = 1;
+            return;
+        }
+}
+
+int skel_plan_stats_get(const skel_plan *p, skel_plan_stats *out)
+{
+    const _skel_tree *t;
+    int i, d;
+    double space = 1;
+    if (!p || !out) return _skel_fail(SKEL_EINVAL, "skel_plan_stats_get: NULL argument");
+    memset(out, 0, sizeof *out);
+    if (!(t = p->tree)) return SKEL_OK;
+    out->tuned = 1;
+    out->loaded = t->loaded;
+    out->dims = t->conf.dims;
+    for (d = 0; d < t->conf.dims; ++d) {
+        out->lower[d] = (size_t)t->conf.lower[d];
+        out->upper[d] = (size_t)t->conf.upper[d];
+        space *= (double)(t->conf.upper[d] - t->conf.lower[d] + 1);
+    }
+    out->variants = t->nvar;
+    for (i = 0; i < t->nvar; ++i) out->pruned += t->vars[i].pruned >= 0;
+    out->points = t->npoints;
+    out->measurements = t->measurements;
+    out->nodes = t->nnodes;
+    for (i = 0; i < t->nnodes; ++i) {
+        const _skel_pnode *nd = &t->nodes[i];
+        if (nd->first_child < 0) {
+            if (nd->closed) out->closed_leaves++;
+            else out->open_leaves++;
+        }
+        if (nd->depth > out->depth) out->depth = nd->depth;
+    }
+    out->explored = (double)t->npoints / space;
+    out->tune_seconds = t->tune_seconds;
+    return SKEL_OK;
+}
+
+/* ---------------------------------------------------------------------
+   tuner and plan files: the dispatch-tree tuner of seed 000 §3 with the
+   T = R*r + F split of thesis §4.3, the machine fingerprint, and the
+   versioned binary plan files (format at the top of this header).
+   --------------------------------------------------------------------- */
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+/* readlink, fsync and fileno need POSIX 2001: absent when system headers
+   came first in strict C99 (plan files then go to ./skel.skelplans and are
+   not synced before the rename). */
+#if defined(__GLIBC__)      /* what features.h enabled, not what was asked later */
+#if defined(__USE_XOPEN2K) && defined(__USE_POSIX)
+#define _SKEL_POSIX2001 1
+#else
+#define _SKEL_POSIX2001 0
+#endif
+#elif (defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L) || defined(_XOPEN_SOURCE) || defined(_GNU_SOURCE)
+#define _SKEL_POSIX2001 1
+#else
+#define _SKEL_POSIX2001 0
+#endif
+
+#define _SKEL_PLAN_MAGIC "SKELPLAN"
+#define _SKEL_PLAN_VERSION 1u
+#define _SKEL_PLAN_HEADER 24        /* magic, version, flags, payload length */
+#define _SKEL_MAX_PVARS 256
+#define _SKEL_MAX_TREE (1 << 20)    /* points or nodes a file may hold */
+
+/* ---- little-endian buffers ---- */
+typedef struct _skel_buf {
+    unsigned char *p;
+    size_t len, cap;
+    int oom;
+} _skel_buf;
+
+static void _skel_buf_put(_skel_buf *b, const void *src, size_t n)
+{
+    if (b->oom) return;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        unsigned char *q;
+        while (cap < b->len + n) cap *= 2;
+        if (!(q = (unsigned char *)SKEL_REALLOC(b->p, cap))) { b->oom = 1; return; }
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, src, n);
+    b->len += n;
+}
+static void _skel_put_u64(_skel_buf *b, uint64_t x)
+{
+    unsigned char c[8];
+    int i;
+    for (i = 0; i < 8; ++i) c[i] = (unsigned char)(x >> (8 * i));
+    _skel_buf_put(b, c, 8);
+}
+static void _skel_put_u32(_skel_buf *b, uint32_t x)
+{
+    unsigned char c[4];
+    int i;
+    for (i = 0; i < 4; ++i) c[i] = (unsigned char)(x >> (8 * i));
+    _skel_buf_put(b, c, 4);
+}
+static void _skel_put_i32(_skel_buf *b, int x) { _skel_put_u32(b, (uint32_t)x); }
+static void _skel_put_f64(_skel_buf *b, double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, 8);
+    _skel_put_u64(b, u);
+}
+static void _skel_put_str(_skel_buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    _skel_put_u32(b, (uint32_t)n);
+    _skel_buf_put(b, s, n);
+}
+
+typedef struct _skel_rd {
+    const unsigned char *p;
+    size_t len, pos;
+    int bad;
+} _skel_rd;
+
+static uint64_t _skel_get_u64(_skel_rd *r)
+{
+    uint64_t x = 0;
+    int i;
+    if (r->bad || r->len - r->pos < 8) { r->bad = 1; return 0; }
+    for (i = 0; i < 8; ++i) x |= (uint64_t)r->p[r->pos + (size_t)i] << (8 * i);
+    r->pos += 8;
+    return x;
+}
+static uint32_t _skel_get_u32(_skel_rd *r)
+{
+    uint32_t x = 0;
+    int i;
+    if (r->bad || r->len - r->pos < 4) { r->bad = 1; return 0; }
+    for (i = 0; i < 4; ++i) x |= (uint32_t)r->p[r->pos + (size_t)i] << (8 * i);
+    r->pos += 4;
+    return x;
+}
+static int _skel_get_i32(_skel_rd *r)
+{
+    uint32_t u = _skel_get_u32(r);
+    return u <= 0x7fffffffu ? (int)u : -(int)(~u) - 1;
+}
+static double _skel_get_f64(_skel_rd *r)
+{
+    uint64_t u = _skel_get_u64(r);
+    double d;
+    memcpy(&d, &u, 8);
+    return d;
+}
+/* A string into dst[cap]; too long, or with a NUL or newline-free control
+   character in it, is bad. */
+static void _skel_get_str(_skel_rd *r, char *dst, size_t cap)
+{
+    uint32_t n = _skel_get_u32(r), i;
+    dst[0] = 0;
+    if (r->bad || n >= cap || r->len - r->pos < n) { r->bad = 1; return; }
+    for (i = 0; i < n; ++i) {
+        unsigned char c = r->p[r->pos + i];
+        if (c == 0 || (c < 32 && c != '\n')) { r->bad = 1; return; }
+        dst[i] = (char)c;
+    }
+    dst[n] = 0;
+    r->pos += n;
+}
+
+/* FNV-1a, 64 bits: the plan file checksum. */
+static uint64_t _skel_fnv1a(const void *data, size_t n, uint64_t h)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    size_t i;
+    for (i = 0; i < n; ++i) { h ^= p[i]; h *= 0x100000001b3ULL; }
+    return h;
+}
+#define _SKEL_FNV_SEED 0xcbf29ce484222325ULL
+
+/* ---- configuration and fingerprint ---- */
+static void _skel_conf_put(_skel_buf *b, const _skel_tconf *c)
+{
+    int d, i;
+    _skel_put_str(b, c->id);
+    _skel_put_str(b, c->inst);
+    _skel_put_str(b, c->func);
+    _skel_put_str(b, c->red);
+    _skel_put_u32(b, (uint32_t)c->dims);
+    for (d = 0; d < c->dims; ++d) { _skel_put_u64(b, c->lower[d]); _skel_put_u64(b, c->upper[d]); }
+    _skel_put_i32(b, c->kind); _skel_put_i32(b, c->in_type); _skel_put_i32(b, c->out_type);
+    _skel_put_i32(b, c->nin); _skel_put_i32(b, c->index_mode); _skel_put_i32(b, c->dr);
+    _skel_put_i32(b, c->dc); _skel_put_i32(b, c->weighted); _skel_put_i32(b, c->has_uniform);
+    _skel_put_i32(b, c->direction); _skel_put_i32(b, c->edge); _skel_put_i32(b, c->exclusive);
+    _skel_put_i32(b, c->max_depth); _skel_put_i32(b, c->min_depth); _skel_put_i32(b, c->max_nodes);
+    _skel_put_i32(b, c->reps);
+    _skel_put_i32(b, c->repeats);
+    for (i = 0; i < SKEL_MAX_IN; ++i) _skel_put_i32(b, c->in_loc[i]);
+    _skel_put_i32(b, c->out_to_host); _skel_put_i32(b, c->split); _skel_put_i32(b, c->cost_model);
+    _skel_put_f64(b, c->time_budget); _skel_put_f64(b, c->timeout);
+    _skel_put_f64(b, c->tolerance); _skel_put_f64(b, c->prune);
+    _skel_put_u64(b, c->variants_hash);
+}
+
+static const char *_skel_conf_get(_skel_rd *r, _skel_tconf *c)
+{
+    int d, i;
+    memset(c, 0, sizeof *c);
+    _skel_get_str(r, c->id, sizeof c->id);
+    _skel_get_str(r, c->inst, sizeof c->inst);
+    _skel_get_str(r, c->func, sizeof c->func);
+    _skel_get_str(r, c->red, sizeof c->red);
+    c->dims = (int)_skel_get_u32(r);
+    if (r->bad) return "truncated configuration";
+    if (c->dims < 1 || c->dims > 2) return "context dimensions not 1 or 2";
+    for (d = 0; d < c->dims; ++d) {
+        c->lower[d] = _skel_get_u64(r);
+        c->upper[d] = _skel_get_u64(r);
+        if (!r->bad && (c->lower[d] < 1 || c->upper[d] < c->lower[d] || c->upper[d] > ((uint64_t)1 << 52)))
+            return "bad bounds";
+    }
+    c->kind = _skel_get_i32(r); c->in_type = _skel_get_i32(r); c->out_type = _skel_get_i32(r);
+    c->nin = _skel_get_i32(r); c->index_mode = _skel_get_i32(r); c->dr = _skel_get_i32(r);
+    c->dc = _skel_get_i32(r); c->weighted = _skel_get_i32(r); c->has_uniform = _skel_get_i32(r);
+    c->direction = _skel_get_i32(r); c->edge = _skel_get_i32(r); c->exclusive = _skel_get_i32(r);
+    c->max_depth = _skel_get_i32(r); c->min_depth = _skel_get_i32(r); c->max_nodes = _skel_get_i32(r);
+    c->reps = _skel_get_i32(r);
+    c->repeats = _skel_get_i32(r);
+    for (i = 0; i < SKEL_MAX_IN; ++i) c->in_loc[i] = _skel_get_i32(r);
+    c->out_to_host = _skel_get_i32(r); c->split = _skel_get_i32(r); c->cost_model = _skel_get_i32(r);
+    c->time_budget = _skel_get_f64(r); c->timeout = _skel_get_f64(r);
+    c->tolerance = _skel_get_f64(r); c->prune = _skel_get_f64(r);
+    c->variants_hash = _skel_get_u64(r);
+    if (r->bad) return "truncated configuration";
+    if (c->kind < 0 || c->kind > SKEL_KIND_MAPARRAY || c->in_type < 0 || c->in_type >= SKEL_TYPE_COUNT ||
+        c->out_type < 0 || c->out_type >= SKEL_TYPE_COUNT || c->nin < 0 || c->nin > SKEL_MAX_IN)
+        return "bad instance description";
+    if (c->repeats < 1 || c->repeats > (1 << 30) || c->max_depth < 0 || c->max_depth > 64 || c->reps < 1 ||
+        c->reps > 64 || c->min_depth < 0 || c->min_depth > 64)
+        return "bad tuning options";
+    if (!(c->tolerance >= 0 && c->tolerance < 1e6) || !(c->prune >= -1 && c->prune < 1e6) ||
+        !(c->time_budget >= 0 && c->time_budget < 1e12) || !(c->timeout >= 0 && c->timeout < 1e12))
+        return "bad tuning options";
+    return NULL;
+}
+
+/* The first "model name" of /proc/cpuinfo (the machine's CPU). */
+static void _skel_cpu_model(char *buf, size_t size)
+{
+    char line[512];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    snprintf(buf, size, "unknown");
+    if (!f) return;
+    while (fgets(line, sizeof line, f)) {
+        char *c = strchr(line, ':');
+        if (strncmp(line, "model name", 10) != 0 || !c) continue;
+        for (++c; *c == ' ' || *c == '\t'; ++c) {}
+        c[strcspn(c, "\n")] = 0;
+        snprintf(buf, size, "%s", c);
+        break;
+    }
+    fclose(f);
+}
+
+static int _skel_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* "cpu: ...\ncores: N\nbackend NAME: INFO\n..." (malloc'd) */
+static char *_skel_fingerprint(void)
+{
+    _skel_buf b;
+    char line[800], cpu[256];
+    int i;
+    memset(&b, 0, sizeof b);
+    _skel_cpu_model(cpu, sizeof cpu);
+    snprintf(line, sizeof line, "cpu: %s\ncores: %d\n", cpu, _skel_cores());
+    _skel_buf_put(&b, line, strlen(line));
+    for (i = 0; i < _skel_nbackends; ++i) {
+        snprintf(line, sizeof line, "backend %s: %s\n", _skel_backends[i].name, _skel_backends[i].info);
+        _skel_buf_put(&b, line, strlen(line));
+    }
+    _skel_buf_put(&b, "", 1);
+    if (b.oom) { SKEL_FREE(b.p); return NULL; }
+    return (char *)b.p;
+}
+
+/* ---- plan files ---- */
+static int _skel_tree_serialize(const _skel_tree *t, _skel_buf *b)
+{
+    int i, v, d, k, D = t->conf.dims;
+    uint64_t h;
+    memset(b, 0, sizeof *b);
+    _skel_buf_put(b, _SKEL_PLAN_MAGIC, 8);
+    _skel_put_u32(b, _SKEL_PLAN_VERSION);
+    _skel_put_u32(b, 0);
+    _skel_put_u64(b, 0);                        /* payload length, patched below */
+    _skel_conf_put(b, &t->conf);
+    _skel_put_str(b, t->fingerprint);
+    _skel_put_u32(b, (uint32_t)t->nvar);
+    for (v = 0; v < t->nvar; ++v) {
+        const _skel_pvar *pv = &t->vars[v];
+        _skel_put_str(b, pv->backend);
+        _skel_put_i32(b, pv->threads); _skel_put_i32(b, pv->block);
+        _skel_put_i32(b, pv->grid); _skel_put_i32(b, pv->devices); _skel_put_i32(b, pv->pruned);
+    }
+    _skel_put_u32(b, (uint32_t)t->npoints);
+    for (i = 0; i < t->npoints; ++i) {
+        for (d = 0; d < D; ++d) _skel_put_u64(b, t->points[i].x[d]);
+        _skel_put_i32(b, t->points[i].winner);
+        for (v = 0; v < 2 * t->nvar; ++v) _skel_put_f64(b, t->times[(size_t)i * 2 * (size_t)t->nvar + (size_t)v]);
+    }
+    _skel_put_u32(b, (uint32_t)t->nnodes);
+    for (i = 0; i < t->nnodes; ++i) {
+        const _skel_pnode *nd = &t->nodes[i];
+        for (d = 0; d < D; ++d) { _skel_put_u64(b, nd->lo[d]); _skel_put_u64(b, nd->hi[d]); }
+        _skel_put_i32(b, nd->first_child);
+        for (k = 0; k < 1 << D; ++k) _skel_put_i32(b, nd->corner[k]);
+        _skel_put_i32(b, nd->winner);
+        _skel_put_i32(b, nd->depth);
+        _skel_put_i32(b, nd->closed);
+    }
+    _skel_put_f64(b, t->tune_seconds);
+    _skel_put_u32(b, (uint32_t)t->measurements);
+    if (b->oom) { SKEL_FREE(b->p); b->p = NULL; return SKEL_ENOMEM; }
+    for (i = 0; i < 8; ++i) b->p[16 + i] = (unsigned char)((uint64_t)(b->len - _SKEL_PLAN_HEADER) >> (8 * i));
+    h = _skel_fnv1a(b->p, b->len, _SKEL_FNV_SEED);
+    _skel_put_u64(b, h);
+    if (b->oom) { SKEL_FREE(b->p); b->p = NULL; return SKEL_ENOMEM; }
+    return SKEL_OK;
+}
+
+/* Every structural promise lookups rely on: indices in range, children
+   after their parent and halving it, corners on the box. */
+static const char *_skel_tree_validate(const _skel_tree *t)
+{
+    int i, k, d, D = t->conf.dims, C = 1 << D, v;
+    for (i = 0; i < t->npoints; ++i) {
+        const _skel_ppoint *p = &t->points[i];
+        if (p->winner < -1 || p->winner >= t->nvar) return "a point's winner is out of range";
+        for (d = 0; d < D; ++d)
+            if (p->x[d] < t->conf.lower[d] || p->x[d] > t->conf.upper[d]) return "a point lies outside the bounds";
+        for (v = 0; v < 2 * t->nvar; ++v) {
+            double x = t->times[(size_t)i * 2 * (size_t)t->nvar + (size_t)v];
+            if (!(x >= -3 && x < 1e9) || (x < 0 && x != -1 && x != -2 && x != -3)) return "a bad time";
+        }
+    }
+    for (i = 0; i < t->nvar; ++i)
+        if (t->vars[i].pruned < -1 || t->vars[i].pruned > 64) return "a bad variant entry";
+    for (d = 0; d < D; ++d)
+        if (t->nodes[0].lo[d] != t->conf.lower[d] || t->nodes[0].hi[d] != t->conf.upper[d])
+            return "the root box is not the configured range";
+    if (t->nodes[0].depth != 0) return "the root is not at depth 0";
+    for (i = 0; i < t->nnodes; ++i) {
+        const _skel_pnode *nd = &t->nodes[i];
+        if (nd->winner < -1 || nd->winner >= t->nvar || (nd->closed != 0 && nd->closed != 1) ||
+            (nd->closed && (nd->winner < 0 || nd->first_child >= 0)) || nd->depth < 0 || nd->depth > 64)
+            return "a node's winner, depth or state is out of range";
+        for (k = 0; k < C; ++k) {
+            const _skel_ppoint *p;
+            if (nd->corner[k] < 0 || nd->corner[k] >= t->npoints) return "a corner index is out of range";
+            p = &t->points[nd->corner[k]];
+            for (d = 0; d < D; ++d)
+                if (p->x[d] != ((k >> d) & 1 ? nd->hi[d] : nd->lo[d])) return "a corner is not on its box";
+        }
+        if (nd->first_child < 0) continue;
+        if (nd->first_child <= i || nd->first_child > t->nnodes - C) return "a child index is out of range";
+        for (k = 0; k < C; ++k) {
+            const _skel_pnode *ch = &t->nodes[nd->first_child + k];
+            if (ch->depth != nd->depth + 1) return "a child's depth is wrong";
+            for (d = 0; d < D; ++d) {
+                uint64_t m = t->nodes[nd->first_child].hi[d];
+                if (m <= nd->lo[d] || m >= nd->hi[d]) return "a split point lies outside its box";
+                if (ch->lo[d] != ((k >> d) & 1 ? m : nd->lo[d]) || ch->hi[d] != ((k >> d) & 1 ? nd->hi[d] : m))
+                    return "a child box does not halve its parent";
+            }
+        }
+    }
+    return NULL;
+}
+
+static int _skel_resolve_pvars(_skel_tree *t)
+{
+    int v, missing = 0;
+    _skel_init();
+    for (v = 0; v < t->nvar; ++v) {
+        t->vars[v].index = _skel_backend_find(t->vars[v].backend);
+        missing += t->vars[v].index < 0;
+    }
+    return missing;
+}
+
+static int _skel_tree_index(_skel_tree *t);
+
+/* Parse a whole plan file image; on failure say why in why[]. */
+static int _skel_plan_parse(const unsigned char *buf, size_t len, skel_plan **out, char *why, size_t whylen)
+{
+    _skel_rd r;
+    _skel_tree *t = NULL;
+    const char *err = NULL;
+    uint32_t version;
+    uint64_t plen, sum;
+    char tmp[4096];
+    int i, v, d, k, D;
+    *out = NULL;
+    why[0] = 0;
+#define _SKEL_PBAD(...) do { snprintf(why, whylen, __VA_ARGS__); goto bad; } while (0)
+    if (len < 8 || memcmp(buf, _SKEL_PLAN_MAGIC, 8) != 0) _SKEL_PBAD("not a skel plan file (bad magic)");
+    if (len < _SKEL_PLAN_HEADER + 8) _SKEL_PBAD("truncated (%zu bytes)", len);
+    r.p = buf; r.len = len; r.pos = 8; r.bad = 0;
+    version = _skel_get_u32(&r);
+    if (version > _SKEL_PLAN_VERSION)
+        _SKEL_PBAD("written by a newer skel (format version %u; this one reads %u)", version, _SKEL_PLAN_VERSION);
+    if (version < 1) _SKEL_PBAD("bad format version 0");
+    (void)_skel_get_u32(&r);
+    plen = _skel_get_u64(&r);
+    if (plen != len - _SKEL_PLAN_HEADER - 8)
+        _SKEL_PBAD("%s (header says %llu payload bytes, the file has %zu)",
+                   plen > len - _SKEL_PLAN_HEADER - 8 ? "truncated" : "trailing bytes",
+                   (unsigned long long)plen, len - _SKEL_PLAN_HEADER - 8);
+    r.len = len - 8;
+    sum = 0;
+    for (i = 0; i < 8; ++i) sum |= (uint64_t)buf[len - 8 + (size_t)i] << (8 * i);
+    if (sum != _skel_fnv1a(buf, len - 8, _SKEL_FNV_SEED)) _SKEL_PBAD("checksum mismatch (corrupted)");
+
+    if (!(t = (_skel_tree *)SKEL_MALLOC(sizeof *t))) _SKEL_PBAD("out of memory");
+    memset(t, 0, sizeof *t);
+    if ((err = _skel_conf_get(&r, &t->conf))) _SKEL_PBAD("%s", err);
+    D = t->conf.dims;
+    _skel_get_str(&r, tmp, sizeof tmp);
+    if (r.bad) _SKEL_PBAD("bad machine fingerprint");
+    if (!(t->fingerprint = (char *)SKEL_MALLOC(strlen(tmp) + 1))) _SKEL_PBAD("out of memory");
+    strcpy(t->fingerprint, tmp);
+    t->nvar = (int)_skel_get_u32(&r);
+    if (r.bad || t->nvar < 1 || t->nvar > _SKEL_MAX_PVARS || (size_t)t->nvar * 24 > r.len - r.pos)
+        _SKEL_PBAD("bad variant count");
+    if (!(t->vars = (_skel_pvar *)SKEL_MALLOC((size_t)t->nvar * sizeof *t->vars))) _SKEL_PBAD("out of memory");
+    memset(t->vars, 0, (size_t)t->nvar * sizeof *t->vars);
+    for (v = 0; v < t->nvar; ++v) {
+        _skel_pvar *pv = &t->vars[v];
+        _skel_get_str(&r, pv->backend, sizeof pv->backend);
+        pv->threads = _skel_get_i32(&r); pv->block = _skel_get_i32(&r);
+        pv->grid = _skel_get_i32(&r); pv->devices = _skel_get_i32(&r); pv->pruned = _skel_get_i32(&r);
+        if (r.bad || !pv->backend[0] || pv->threads < 0 || pv->block < 0 || pv->grid < 0 || pv->devices < 0)
+            _SKEL_PBAD("bad variant %d", v);
+    }
+    t->npoints = (int)_skel_get_u32(&r);
+    if (r.bad || t->npoints < 1 || t->npoints > _SKEL_MAX_TREE ||
+        (size_t)t->npoints * (8 * (size_t)D + 4 + 16 * (size_t)t->nvar) > r.len - r.pos)
+        _SKEL_PBAD("bad point count");
+    t->points = (_skel_ppoint *)SKEL_MALLOC((size_t)t->npoints * sizeof *t->points);
+    t->times = (double *)SKEL_MALLOC((size_t)t->npoints * 2 * (size_t)t->nvar * sizeof *t->times);
+    if (!t->points || !t->times) _SKEL_PBAD("out of memory");
+    memset(t->points, 0, (size_t)t->npoints * sizeof *t->points);
+    for (i = 0; i < t->npoints; ++i) {
+        for (d = 0; d < D; ++d) t->points[i].x[d] = _skel_get_u64(&r);
+        t->points[i].winner = _skel_get_i32(&r);
+        for (v = 0; v < 2 * t->nvar; ++v) t->times[(size_t)i * 2 * (size_t)t->nvar + (size_t)v] = _skel_get_f64(&r);
+    }
+    t->nnodes = (int)_skel_get_u32(&r);
+    if (r.bad || t->nnodes < 1 || t->nnodes > _SKEL_MAX_TREE ||
+        (size_t)t->nnodes * (16 * (size_t)D + 16 + 4 * ((size_t)1 << D)) > r.len - r.pos)
+        _SKEL_PBAD("bad node count");
+    if (!(t->nodes = (_skel_pnode *)SKEL_MALLOC((size_t)t->nnodes * sizeof *t->nodes))) _SKEL_PBAD("out of memory");
+    memset(t->nodes, 0, (size_t)t->nnodes * sizeof *t->nodes);
+    for (i = 0; i < t->nnodes; ++i) {
+        _skel_pnode *nd = &t->nodes[i];
+        for (d = 0; d < D; ++d) { nd->lo[d] = _skel_get_u64(&r); nd->hi[d] = _skel_get_u64(&r); }
+        nd->first_child = _skel_get_i32(&r);
+        for (k = 0; k < 1 << D; ++k) nd->corner[k] = _skel_get_i32(&r);
+        nd->winner = _skel_get_i32(&r);
+        nd->depth = _skel_get_i32(&r);
+        nd->closed = _skel_get_i32(&r);
+    }
+    t->tune_seconds = _skel_get_f64(&r);
+    t->measurements = (int)_skel_get_u32(&r);
+    if (r.bad) _SKEL_PBAD("truncated");
+    if (r.pos != r.len) _SKEL_PBAD("%zu unexpected bytes after the tree", r.len - r.pos);
+    if (!(t->tune_seconds >= 0 && t->tune_seconds < 1e12) || t->measurements < 0) _SKEL_PBAD("bad statistics");
+    if ((err = _skel_tree_validate(t))) _SKEL_PBAD("%s", err);
+#undef _SKEL_PBAD
+    _skel_resolve_pvars(t);
+    t->loaded = 1;
+    if (_skel_tree_index(t) == SKEL_ENOMEM || skel_plan_new(out) != SKEL_OK) {
+        snprintf(why, whylen, "out of memory");
+        goto bad;
+    }
+    (*out)->tree = t;
+    return SKEL_OK;
+bad:
+    _skel_tree_free(t);
+    return SKEL_EFORMAT;
+}
+
+int skel_plan_save(const skel_plan *p, const char *path)
+{
+    _skel_buf b;
+    char tmp[4200];
+    FILE *f;
+    int ok;
+    if (!p || !path) return _skel_fail(SKEL_EINVAL, "skel_plan_save: NULL plan or path");
+    if (!p->tree) return _skel_fail(SKEL_EINVAL, "skel_plan_save: only tuned plans have a file format");
+    if (_skel_tree_serialize(p->tree, &b) != SKEL_OK) return _skel_fail(SKEL_ENOMEM, "skel_plan_save: out of memory");
+    /* temporary file + rename: a reader sees the old file or the new one */
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    f = fopen(tmp, "wb");
+    if (!f) {
+        SKEL_FREE(b.p);
+        return _skel_fail(SKEL_EIO, "skel_plan_save: cannot create %s: %s", tmp, strerror(errno));
+    }
+    ok = fwrite(b.p, 1, b.len, f) == b.len;
+    ok &= fflush(f) == 0;
+#if _SKEL_POSIX2001
+    ok &= fsync(fileno(f)) == 0;
+#endif
+    ok &= fclose(f) == 0;
+    SKEL_FREE(b.p);
+    if (!ok || rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        return _skel_fail(SKEL_EIO, "skel_plan_save: cannot write %s: %s", path, strerror(e));
+    }
+    return SKEL_OK;
+}
+
+int skel_plan_load(skel_plan **p, const char *path)
+{
+    FILE *f;
+    unsigned char *buf = NULL;
+    size_t len = 0, cap = 0, got;
+    char why[256];
+    int rc;
+    if (!p || !path) return _skel_fail(SKEL_EINVAL, "skel_plan_load: NULL argument");
+    *p = NULL;
+    if (!(f = fopen(path, "rb"))) return _skel_fail(SKEL_EIO, "skel_plan_load: cannot open %s: %s", path, strerror(errno));
+    do {
+        if (len == cap) {
+            unsigned char *q;
+            cap = cap ? 2 * cap : 65536;
+            if (cap > ((size_t)64 << 20) || !(q = (unsigned char *)SKEL_REALLOC(buf, cap))) {
+                SKEL_FREE(buf);
+                fclose(f);
+                return _skel_fail(SKEL_EFORMAT, "plan file %s: too large", path);
+            }
+            buf = q;
+        }
+        got = fread(buf + len, 1, cap - len, f);
+        len += got;
+    } while (got > 0);
+    rc = ferror(f);
+    fclose(f);
+    if (rc) { SKEL_FREE(buf); return _skel_fail(SKEL_EIO, "skel_plan_load: cannot read %s", path); }
+    rc = _skel_plan_parse(buf, len, p, why, sizeof why);
+    SKEL_FREE(buf);
+    if (rc != SKEL_OK) return _skel_fail(rc, "plan file %s: %s", path, why);
+    return SKEL_OK;
+}
+
+int skel_plan_path(const char *id, const char *dir, char *buf, size_t size)
+{
+    char name[101], exe[4096];
+    const char *env = getenv("SKEL_PLAN_DIR");
+    size_t i;
+    long n = -1;
+    int w;
+    if (!id || !*id || !buf) return _skel_fail(SKEL_EINVAL, "skel_plan_path: NULL or empty id");
+    for (i = 0; id[i] && i < sizeof name - 1; ++i) {
+        char c = id[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+                 (c == '.' && i > 0);
+        name[i] = ok ? c : '_';
+    }
+    name[i] = 0;
+    if (!dir && env && *env) dir = env;
+    if (dir) {
+        w = snprintf(buf, size, "%s/%s.plan", dir, name);
+    } else {
+#if _SKEL_POSIX2001
+        n = (long)readlink("/proc/self/exe", exe, sizeof exe - 1);
+#endif
+        if (n <= 0) {
+            w = snprintf(buf, size, "skel.skelplans/%s.plan", name);
+        } else {
+            char *slash;
+            exe[n] = 0;
+            slash = strrchr(exe, '/');
+            if (slash) { *slash = 0; w = snprintf(buf, size, "%s/%s.skelplans/%s.plan", exe, slash + 1, name); }
+            else w = snprintf(buf, size, "%s.skelplans/%s.plan", exe, name);
+        }
+    }
+    if (w < 0 || (size_t)w >= size) return _skel_fail(SKEL_EINVAL, "skel_plan_path: path too long");
+    return SKEL_OK;
+}
+
+/* mkdir -p of the folder that holds path */
+static int _skel_mkdirs_for(const char *path)
+{
+    char tmp[4096];
+    char *s;
+    if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) return -1;
+    if (!(s = strrchr(tmp, '/')) || s == tmp) return 0;
+    *s = 0;
+    for (s = tmp + 1; *s; ++s)
+        if (*s == '/') {
+            *s = 0;
+            if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return -1;
+            *s = '/';
+        }
+    return mkdir(tmp, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* ---- the tuner ---- */
+typedef struct _skel_tuner {
+    const skel_tune_desc *d;
+    skel_skeleton *sk;
+    _skel_tree *t;
+    double *pcost;              /* seconds spent measuring each point */
+    double start, vclock;       /* vclock: modelled seconds (cost model) */
+    int progress;               /* 0 none, 1 a terminal line, 2 log lines */
+    double last_progress;
+    int cur_node;               /* breadth-first position, for progress */
+    int dev_space;              /* where SKEL_ON_DEVICE inputs live */
+    uint64_t rng;
+    skel_call tmpl;
+} _skel_tuner;
+
+static double _skel_tune_elapsed(const _skel_tuner *T)
+{
+    return T->d->cost ? T->vclock : _skel_now() - T->start;
+}
+
+static void _skel_tune_defaults(const skel_tune_desc *d, _skel_tconf *c)
+{
+    const skel_skeleton *sk = d->sk;
+    int i;
+    memset(c, 0, sizeof *c);
+    snprintf(c->id, sizeof c->id, "%s", d->id);
+    if (sk) {
+        snprintf(c->inst, sizeof c->inst, "%s", sk->name ? sk->name : "");
+        snprintf(c->func, sizeof c->func, "%s", sk->func_name ? sk->func_name : "");
+        snprintf(c->red, sizeof c->red, "%s", sk->red_name ? sk->red_name : "");
+        c->kind = sk->kind; c->in_type = (int)sk->in_type; c->out_type = (int)sk->out_type;
+        c->nin = sk->nin; c->index_mode = sk->index_mode; c->dr = sk->dr; c->dc = sk->dc;
+        c->weighted = sk->weighted; c->has_uniform = sk->has_uniform;
+    }
+    if (d->call) { c->direction = d->call->direction; c->edge = (int)d->call->edge; c->exclusive = d->call->exclusive; }
+    c->dims = d->dims;
+    if (!c->dims) {
+        c->dims = 1;
+        if (sk && (sk->kind == SKEL_KIND_OVERLAP2D || sk->kind == SKEL_KIND_MAPARRAY)) c->dims = 2;
+        if (sk && (sk->kind == SKEL_KIND_OVERLAP || sk->kind == SKEL_KIND_REDUCE) && c->direction) c->dims = 2;
+    }
+    if (sk && sk->kind == SKEL_KIND_REDUCE && c->dims == 2 && !c->direction) c->direction = SKEL_ROWS;
+    for (i = 0; i < c->dims && i < 2; ++i) { c->lower[i] = d->lower[i]; c->upper[i] = d->upper[i]; }
+    c->max_depth = d->max_depth > 0 ? (d->max_depth < 40 ? d->max_depth : 40) : 10;
+    c->min_depth = d->min_depth > 0 ? (d->min_depth < c->max_depth ? d->min_depth : c->max_depth)
+                 : d->min_depth < 0 ? 0 : (c->dims == 1 ? 3 : 2);
+    if (c->min_depth > c->max_depth) c->min_depth = c->max_depth;
+    c->max_nodes = d->max_nodes > 0 ? (d->max_nodes < _SKEL_MAX_TREE ? d->max_nodes : _SKEL_MAX_TREE) : 2048;
+    c->time_budget = d->time_budget > 0 ? d->time_budget : 60;
+    c->timeout = d->timeout > 0 ? d->timeout : 2;
+    c->reps = d->reps > 0 ? (d->reps < 64 ? d->reps : 64) : 5;
+    c->repeats = d->repeats > 0 ? d->repeats : 1;
+    for (i = 0; i < SKEL_MAX_IN; ++i) c->in_loc[i] = d->in_loc[i] == SKEL_ON_DEVICE;
+    c->out_to_host = d->out_to_host != 0;
+    c->tolerance = d->tolerance > 0 ? d->tolerance : d->tolerance < 0 ? 0 : 0.03;
+    c->prune = d->prune > 0 ? d->prune : d->prune < 0 ? -1 : 0.25;
+    c->split = d->split == SKEL_SPLIT_LINEAR;
+    c->cost_model = d->cost != NULL;
+    if (d->variants && d->nvariants > 0) {
+        uint64_t h = _SKEL_FNV_SEED;
+        for (i = 0; i < d->nvariants; ++i) {
+            const skel_variant *v = &d->variants[i];
+            int prm[4];
+            prm[0] = v->threads; prm[1] = v->block; prm[2] = v->grid; prm[3] = v->devices;
+            h = _skel_fnv1a(v->backend ? v->backend : "", v->backend ? strlen(v->backend) + 1 : 1, h);
+            h = _skel_fnv1a(prm, sizeof prm, h);
+        }
+        c->variants_hash = h;
+    }
+}
+
+/* The variant table: the desc's list, or every backend x its candidates
+   (omp: 1, 2, 4, ... threads up to the core count, and the core count). */
+static int _skel_tune_variants(const skel_tune_desc *d, _skel_tree *t)
+{
+    skel_variant cand[_SKEL_MAX_PVARS];
+    int n = 0, b, i, k;
+    if (d->variants && d->nvariants > 0) {
+        for (i = 0; i < d->nvariants && n < _SKEL_MAX_PVARS; ++i) cand[n++] = d->variants[i];
+    } else {
+        for (b = 0; b < _skel_nbackends; ++b) {
+            const _skel_backend *be = &_skel_backends[b];
+            int m = 0;
+            if (be->candidates) {
+                m = be->candidates(be, cand + n, _SKEL_MAX_PVARS - n);
+                if (m < 0) m = 0;
+                for (k = 0; k < m; ++k) cand[n + k].backend = be->name;
+            } else if (strcmp(be->name, "omp") == 0) {
+                int cores = _skel_cores(), th;
+                for (th = 1; th < cores && n + m < _SKEL_MAX_PVARS; th *= 2) {
+                    memset(&cand[n + m], 0, sizeof cand[0]);
+                    cand[n + m].backend = be->name;
+                    cand[n + m++].threads = th;
+                }
+                if (n + m < _SKEL_MAX_PVARS) {
+                    memset(&cand[n + m], 0, sizeof cand[0]);
+                    cand[n + m].backend = be->name;
+                    cand[n + m++].threads = cores;
+                }
+            }
+            if (m == 0 && n < _SKEL_MAX_PVARS) {
+                memset(&cand[n], 0, sizeof cand[0]);
+                cand[n].backend = be->name;
+                m = 1;
+            }
+            n += m;
+        }
+    }
+    if (n == 0) return _skel_fail(SKEL_EINVAL, "skel_tune: no variants to tune");
+    if (!(t->vars = (_skel_pvar *)SKEL_MALLOC((size_t)n * sizeof *t->vars)))
+        return _skel_fail(SKEL_ENOMEM, "skel_tune: out of memory");
+    memset(t->vars, 0, (size_t)n * sizeof *t->vars);
+    for (i = 0; i < n; ++i) {
+        _skel_pvar *pv = &t->vars[i];
+        if (!cand[i].backend || !*cand[i].backend || strlen(cand[i].backend) >= sizeof pv->backend)
+            return _skel_fail(SKEL_EINVAL, "skel_tune: variant %d has no (or too long a) backend name", i);
+        if (cand[i].threads < 0 || cand[i].block < 0 || cand[i].grid < 0 || cand[i].devices < 0)
+            return _skel_fail(SKEL_EINVAL, "skel_tune: variant %d has a negative parameter", i);
+        snprintf(pv->backend, sizeof pv->backend, "%s", cand[i].backend);
+        pv->threads = cand[i].threads; pv->block = cand[i].block;
+        pv->grid = cand[i].grid; pv->devices = cand[i].devices;
+        pv->pruned = -1;
+    }
+    t->nvar = n;
+    if (_skel_resolve_pvars(t) && !d->cost) {
+        for (i = 0; i < n && t->vars[i].index >= 0; ++i) {}
+        return _skel_fail(SKEL_EBACKEND, "skel_tune: variant backend '%s' is not available", t->vars[i].backend);
+    }
+    return SKEL_OK;
+}
+
+/* A short label: "seq", "omp/2", "cuda/b256/g1024". */
+static const char *_skel_pvar_label(const _skel_pvar *pv, char *buf, size_t size)
+{
+    int w = snprintf(buf, size, "%s", pv->backend);
+    if (pv->threads && w >= 0 && (size_t)w < size) w += snprintf(buf + w, size - (size_t)w, "/%d", pv->threads);
+    if (pv->block && w >= 0 && (size_t)w < size) w += snprintf(buf + w, size - (size_t)w, "/b%d", pv->block);
+    if (pv->grid && w >= 0 && (size_t)w < size) w += snprintf(buf + w, size - (size_t)w, "/g%d", pv->grid);
+    if (pv->devices > 1 && w >= 0 && (size_t)w < size) snprintf(buf + w, size - (size_t)w, "/d%d", pv->devices);
+    return buf;
+}
+
+/* ---- synthetic operands ---- */
+typedef struct _skel_synth {
+    skel_vec *in[SKEL_MAX_IN], *out;
+    double result[4];
+    skel_call call;
+    _skel_shape sh;
+} _skel_synth;
+
+static void _skel_synth_free(_skel_synth *s)
+{
+    int i;
+    for (i = 0; i < SKEL_MAX_IN; ++i) skel_free(s->in[i]);
+    skel_free(s->out);
+    memset(s, 0, sizeof *s);
+}
+
+static void _skel_fill_random(skel_vec *v, uint64_t *rng)
+{
+    size_t i;
+    unsigned char *p = (unsigned char *)v->host;
+    for (i = 0; i < v->n; ++i) {
+        uint64_t x;
+        double u;
+        *rng ^= *rng >> 12; *rng ^= *rng << 25; *rng ^= *rng >> 27;
+        x = *rng * 0x2545F4914F6CDD1DULL;
+        u = (double)(x >> 11) * (1.0 / 9007199254740992.0);
+        switch (v->type) {
+        case SKEL_FLOAT: ((float *)p)[i] = (float)u; break;
+        case SKEL_DOUBLE: ((double *)p)[i] = u; break;
+        case SKEL_INT32: ((int32_t *)p)[i] = (int32_t)(x % 100); break;
+        case SKEL_UINT32: ((uint32_t *)p)[i] = (uint32_t)(x % 100); break;
+        case SKEL_INT64: ((int64_t *)p)[i] = (int64_t)(x % 100); break;
+        default: ((uint64_t *)p)[i] = x % 100; break;
+        }
+    }
+}
+
+/* Operands of the instance's types and shapes for point x (see TUNER). */
+static int _skel_synth_make(_skel_tuner *T, const uint64_t *x, _skel_synth *s)
+{
+    skel_skeleton *sk = T->sk;
+    const _skel_tconf *c = &T->t->conf;
+    size_t n = (size_t)x[0], m = c->dims == 2 ? (size_t)x[1] : 1, pt[2];
+    skel_type ti = sk->in_type, to = sk->out_type;
+    int i, rc = SKEL_OK, nin = sk->nin;
+    memset(s, 0, sizeof *s);
+    s->call = T->tmpl;
+    switch (sk->kind) {
+    case SKEL_KIND_MAPARRAY:
+        rc = skel_vec_new(&s->in[0], ti, n);
+        if (rc == SKEL_OK) rc = skel_vec_new(&s->in[1], ti, m);
+        if (rc == SKEL_OK) rc = skel_vec_new(&s->out, to, m);
+        nin = 2;
+        break;
+    case SKEL_KIND_OVERLAP:
+    case SKEL_KIND_OVERLAP2D:
+        rc = c->dims == 2 ? skel_mat_new(&s->in[0], ti, n, m) : skel_vec_new(&s->in[0], ti, n);
+        if (rc == SKEL_OK) rc = c->dims == 2 ? skel_mat_new(&s->out, to, n, m) : skel_vec_new(&s->out, to, n);
+        break;
+    case SKEL_KIND_REDUCE:
+    case SKEL_KIND_MAPREDUCE:
+        for (i = 0; i < nin && rc == SKEL_OK; ++i)
+            rc = c->dims == 2 ? skel_mat_new(&s->in[i], ti, n, m) : skel_vec_new(&s->in[i], ti, n);
+        if (c->dims == 2) {
+            s->call.direction = c->direction;
+            if (rc == SKEL_OK) rc = skel_vec_new(&s->out, to, c->direction == SKEL_COLS ? m : n);
+        } else {
+            s->call.direction = SKEL_WHOLE;
+            s->call.result = s->result;
+        }
+        break;
+    default:    /* Map, Scan */
+        for (i = 0; i < nin && rc == SKEL_OK; ++i) rc = skel_vec_new(&s->in[i], ti, n);
+        if (rc == SKEL_OK) rc = skel_vec_new(&s->out, to, n);
+        break;
+    }
+    if (rc != SKEL_OK) { _skel_synth_free(s); return rc; }
+    for (i = 0; i < nin; ++i) {
+        _skel_fill_random(s->in[i], &T->rng);
+        s->call.in[i] = s->in[i];
+    }
+    s->call.out = s->out;
+    pt[0] = n; pt[1] = m;
+    if (T->d->prepare) T->d->prepare(&s->call, pt, T->d->user);
+    if ((rc = _skel_check(sk, &s->call, &s->sh)) != SKEL_OK) { _skel_synth_free(s); return rc; }
+    if (s->sh.dims != c->dims) {
+        _skel_synth_free(s);
+        return _skel_fail(SKEL_EINVAL, "skel_tune %s: the calls reduce to %d-D points, the tuning is %d-D",
+                          c->id, s->sh.dims, c->dims);
+    }
+    return SKEL_OK;
+}
+
+/* Put the operands where the configuration says they are before the first
+   call on fresh data: inputs on the host (no device copy) or only on the
+   device, the result nowhere yet. */
+static int _skel_synth_reset(_skel_tuner *T, _skel_synth *s)
+{
+    int i;
+    for (i = 0; i < SKEL_MAX_IN; ++i) {
+        skel_vec *v = s->in[i];
+        if (!v) continue;
+        if (!_skel_acquire(v, 0, _SKEL_READ)) return SKEL_EDEVICE;
+        _skel_release_devices(v);
+        v->valid = 1u;
+        if (T->t->conf.in_loc[i] == SKEL_ON_DEVICE && T->dev_space > 0) {
+            if (!_skel_acquire(v, T->dev_space, _SKEL_READ)) return SKEL_EDEVICE;
+            v->valid = 1u << T->dev_space;
+        }
+    }
+    if (s->out) { _skel_release_devices(s->out); s->out->valid = 1u; }
+    return SKEL_OK;
+}
+
+/* Run one checked call on variant v: the tuner's way to force a variant. */
+static int _skel_run_variant(skel_skeleton *sk, const skel_call *c, const _skel_shape *sh, const _skel_variant *v)
+{
+    const _skel_backend *b = &_skel_backends[v->backend];
+    return b->run(b, v, sk, c, sh);
+}
+
+/* Measure variant pv on s: each repetition times the first call on fresh
+   data (with the copy back if the result must reach the host) and then a
+   repeated call on the same data (batched when it is short).  R is the
+   least repeated time, F what the least first call costs on top of it. */
+static int _skel_measure(_skel_tuner *T, _skel_synth *s, const _skel_pvar *pv, double *R, double *F)
+{
+    const _skel_tconf *c = &T->t->conf;
+    _skel_variant v;
+    double first[64], rep[64], t0, f, q, spent = _skel_now();
+    int k, i, batch, done = 0;
+    memset(&v, 0, sizeof v);
+    v.backend = pv->index;
+    v.threads = pv->threads; v.block = pv->block; v.grid = pv->grid; v.devices = pv->devices;
+    for (k = 0; k < c->reps; ++k) {
+        if (_skel_synth_reset(T, s) != SKEL_OK) return _SKEL_T_FAILED;
+        t0 = _skel_now();
+        if (_skel_run_variant(T->sk, &s->call, &s->sh, &v) != SKEL_OK) return _SKEL_T_FAILED;
+        if (c->out_to_host && s->out && !skel_read(s->out)) return _SKEL_T_FAILED;
+        f = _skel_now() - t0;
+        if (f > c->timeout) return _SKEL_T_TIMEOUT;
+        t0 = _skel_now();
+        if (_skel_run_variant(T->sk, &s->call, &s->sh, &v) != SKEL_OK) return _SKEL_T_FAILED;
+        q = _skel_now() - t0;
+        if (q > c->timeout) return _SKEL_T_TIMEOUT;
+        if (q < 20e-6) {            /* below the clock's comfort: average a batch */
+            batch = q > 1e-8 ? (int)(50e-6 / q) : 256;
+            if (batch > 256) batch = 256;
+            if (batch < 2) batch = 2;
+            t0 = _skel_now();
+            for (i = 0; i < batch; ++i)
+                if (_skel_run_variant(T->sk, &s->call, &s->sh, &v) != SKEL_OK) return _SKEL_T_FAILED;
+            q = (_skel_now() - t0) / batch;
+        }
+        first[k] = f;
+        rep[k] = q;
+        done = k + 1;
+        /* long measurements need fewer repetitions: stop after 0.2 s (two
+           repetitions at least, unless one call took 0.3 s) */
+        if (_skel_now() - spent > 0.2 && (done >= 2 || f + q > 0.3)) break;
+    }
+    /* the least of each: interference from other processes only adds time */
+    *R = *F = 1e300;
+    for (k = 0; k < done; ++k) {
+        if (rep[k] < *R) *R = rep[k];
+        if (first[k] < *F) *F = first[k];
+    }
+    *F -= *R;
+    if (*F < 0) *F = 0;
+    return SKEL_OK;
+}
+
+static void _skel_tune_progress(_skel_tuner *T, int final)
+{
+    const _skel_tree *t = T->t;
+    double now, el, left, per;
+    int i, open = 0, closed = 0, depth = 0, pending;
+    if (!T->progress) return;
+    now = _skel_now();
+    if (!final && now - T->last_progress < (T->progress == 1 ? 0.1 : 2.0)) return;
+    T->last_progress = now;
+    for (i = 0; i < t->nnodes; ++i) {
+        if (t->nodes[i].first_child >= 0) continue;
+        if (t->nodes[i].closed) closed++;
+        else open++;
+        if (t->nodes[i].depth > depth) depth = t->nodes[i].depth;
+    }
+    el = _skel_tune_elapsed(T);
+    pending = t->nnodes - T->cur_node;
+    per = t->npoints ? el / t->npoints : 0;
+    left = final ? 0 : pending * per * (t->conf.dims == 2 ? 5 : 1);
+    if (left > t->conf.time_budget - el) left = t->conf.time_budget - el;
+    if (left < 0) left = 0;
+    fprintf(stderr, "%sskel tune %s: %d points measured, %d nodes (%d closed, %d open leaves), depth %d, "
+            "%.1f s elapsed, ~%.1f s left%s", T->progress == 1 ? "\r" : "skel: ", t->conf.id, t->npoints,
+            t->nnodes, closed, open, depth, el, left, T->progress == 1 ? (final ? "\n" : "   ") : "\n");
+    fflush(stderr);
+}
+
+/* Has variant v timed out at a point that x dominates (>= in every
+   dimension)?  Costs grow with size, so it is not run at x. */
+static int _skel_timed_out_below(const _skel_tree *t, const uint64_t *x, int v)
+{
+    int p, d;
+    for (p = 0; p < t->npoints; ++p) {
+        if (t->times[((size_t)p * (size_t)t->nvar + (size_t)v) * 2] != _SKEL_T_TIMEOUT) continue;
+        for (d = 0; d < t->conf.dims && x[d] >= t->points[p].x[d]; ++d) {}
+        if (d == t->conf.dims) return 1;
+    }
+    return 0;
+}
+
+/* The index of point x in the table, measuring every live variant there
+   first if it is new.  < 0: an error status. */
+static int _skel_tune_point(_skel_tuner *T, const uint64_t *x)
+{
+    _skel_tree *t = T->t;
+    _skel_synth s;
+    int p, v, d, rc, made = 0;
+    double t0 = _skel_tune_elapsed(T);
+    for (p = 0; p < t->npoints; ++p) {
+        for (d = 0; d < t->conf.dims && t->points[p].x[d] == x[d]; ++d) {}
+        if (d == t->conf.dims) return p;
+    }
+    if (t->npoints == t->cap_points) {
+        int cap = t->cap_points ? 2 * t->cap_points : 64;
+        _skel_ppoint *np = (_skel_ppoint *)SKEL_REALLOC(t->points, (size_t)cap * sizeof *np);
+        double *nt, *nc;
+        if (np) t->points = np;
+        nt = (double *)SKEL_REALLOC(t->times, (size_t)cap * 2 * (size_t)t->nvar * sizeof *nt);
+        if (nt) t->times = nt;
+        nc = (double *)SKEL_REALLOC(T->pcost, (size_t)cap * sizeof *nc);
+        if (nc) T->pcost = nc;
+        if (!np || !nt || !nc) return _skel_fail(SKEL_ENOMEM, "skel_tune: out of memory");
+        t->cap_points = cap;
+    }
+    p = t->npoints;
+    memset(&t->points[p], 0, sizeof t->points[p]);
+    for (d = 0; d < t->conf.dims; ++d) t->points[p].x[d] = x[d];
+    for (v = 0; v < t->nvar; ++v) {
+        double *rf = t->times + ((size_t)p * (size_t)t->nvar + (size_t)v) * 2;
+        rf[0] = _SKEL_T_UNMEASURED;
+        rf[1] = 0;
+    }
+    for (v = 0; v < t->nvar; ++v) {
+        double *rf = t->times + ((size_t)p * (size_t)t->nvar + (size_t)v) * 2, R = 0, F = 0;
+        const _skel_pvar *pv = &t->vars[v];
+        if (pv->pruned >= 0) continue;
+        if (_skel_timed_out_below(t, x, v)) { rf[0] = _SKEL_T_TIMEOUT; continue; }
+        if (T->d->cost) {
+            skel_variant pub;
+            size_t pt[2];
+            pt[0] = (size_t)x[0]; pt[1] = t->conf.dims == 2 ? (size_t)x[1] : 1;
+            _skel_pvar_public(pv, &pub);
+            R = T->d->cost(&pub, pt, &F, T->d->user);
+            if (F < 0) F = 0;
+            if (R < 0) rc = _SKEL_T_FAILED;
+            else if (R + F > t->conf.timeout) rc = _SKEL_T_TIMEOUT;
+            else rc = SKEL_OK;
+            T->vclock += rc == _SKEL_T_FAILED ? 0 : t->conf.reps * (R + F + R);
+        } else {
+            if (!made) {
+                if ((rc = _skel_synth_make(T, x, &s)) != SKEL_OK) return rc;
+                made = 1;
+            }
+            rc = _skel_measure(T, &s, pv, &R, &F);
+        }
+        t->measurements++;
+        if (rc == SKEL_OK) { rf[0] = R; rf[1] = F; }
+        else rf[0] = rc;
+    }
+    if (made) _skel_synth_free(&s);
+    t->points[p].winner = -1;
+    t->npoints++;
+    t->points[p].winner = _skel_tree_best(t, p, -1);
+    T->pcost[p] = _skel_tune_elapsed(T) - t0;
+    _skel_tune_progress(T, 0);
+    return p;
+}
+
+/* The variant within tolerance of the best at every corner of node i (the
+   one with the smallest worst ratio), or -1. */
+static int _skel_node_agree(const _skel_tree *t, int i)
+{
+    const _skel_pnode *nd = &t->nodes[i];
+    int v, k, best = -1;
+    double bw = 0;
+    for (v = 0; v < t->nvar; ++v) {
+        double worst = 0;
+        for (k = 0; k < 1 << t->conf.dims; ++k) {
+            int p = nd->corner[k], w = t->points[p].winner;
+            double tv = _skel_tree_time(t, p, v), tb, ratio;
+            if (w < 0 || tv < 0) break;
+            tb = _skel_tree_time(t, p, w);
+            ratio = tb > 0 ? tv / tb : (tv > 0 ? 1e300 : 1);
+            if (ratio > worst) worst = ratio;
+        }
+        if (k < 1 << t->conf.dims || worst > 1 + t->conf.tolerance) continue;
+        if (best < 0 || worst < bw) { best = v; bw = worst; }
+    }
+    return best;
+}
+
+/* Add a node for box lo..hi and measure its corners; < 0 on error, 1 when
+   the time budget ran out before every corner was measured. */
+static int _skel_tune_node(_skel_tuner *T, const uint64_t *lo, const uint64_t *hi, int depth)
+{
+    _skel_tree *t = T->t;
+    _skel_pnode *nd;
+    uint64_t x[2];
+    int k, d, p, corner[4];
+    for (k = 0; k < 1 << t->conf.dims; ++k) {
+        if (depth > 0 && _skel_tune_elapsed(T) > t->conf.time_budget) return 1;
+        for (d = 0; d < t->conf.dims; ++d) x[d] = (k >> d) & 1 ? hi[d] : lo[d];
+        if ((p = _skel_tune_point(T, x)) < 0) return p;
+        corner[k] = p;
+    }
+    if (t->nnodes == t->cap_nodes) {
+        int cap = t->cap_nodes ? 2 * t->cap_nodes : 64;
+        _skel_pnode *nn = (_skel_pnode *)SKEL_REALLOC(t->nodes, (size_t)cap * sizeof *nn);
+        if (!nn) return _skel_fail(SKEL_ENOMEM, "skel_tune: out of memory");
+        t->nodes = nn;
+        t->cap_nodes = cap;
+    }
+    nd = &t->nodes[t->nnodes++];
+    memset(nd, 0, sizeof *nd);
+    for (d = 0; d < t->conf.dims; ++d) { nd->lo[d] = lo[d]; nd->hi[d] = hi[d]; }
+    for (k = 0; k < 1 << t->conf.dims; ++k) nd->corner[k] = corner[k];
+    nd->first_child = -1;
+    nd->winner = -1;
+    nd->depth = depth;
+    return 0;
+}
+
+/* Split node i into 2^D children at the geometric (or arithmetic) middle
+   of each side.  1: the budget ran out (the node stays a leaf). */
+static int _skel_tune_split(_skel_tuner *T, int i)
+{
+    _skel_tree *t = T->t;
+    uint64_t lo[2], hi[2], m[2], clo[2], chi[2];
+    int d, c, rc, first = t->nnodes, depth = t->nodes[i].depth + 1;
+    for (d = 0; d < t->conf.dims; ++d) {
+        lo[d] = t->nodes[i].lo[d];
+        hi[d] = t->nodes[i].hi[d];
+        if (t->conf.split == SKEL_SPLIT_LINEAR) m[d] = lo[d] + (hi[d] - lo[d]) / 2;
+        else m[d] = (uint64_t)floor(sqrt((double)lo[d] * (double)hi[d]) + 0.5);
+        if (m[d] <= lo[d]) m[d] = lo[d] + 1;
+        if (m[d] >= hi[d]) m[d] = hi[d] - 1;
+    }
+    for (c = 0; c < 1 << t->conf.dims; ++c) {
+        for (d = 0; d < t->conf.dims; ++d) {
+            clo[d] = (c >> d) & 1 ? m[d] : lo[d];
+            chi[d] = (c >> d) & 1 ? hi[d] : m[d];
+        }
+        if ((rc = _skel_tune_node(T, clo, chi, depth)) != 0) {
+            t->nnodes = first;          /* roll the partial split back */
+            return rc;
+        }
+    }
+    t->nodes[i].first_child = first;
+    return 0;
+}
+
+/* Thesis §4.3.1 style pruning: a variant that has not been within
+   `prune` of the best at any point measured so far is not measured again. */
+static void _skel_tune_prune(_skel_tuner *T, int depth)
+{
+    _skel_tree *t = T->t;
+    int v, p, live = 0;
+    char label[64];
+    if (t->conf.prune < 0) return;
+    for (v = 0; v < t->nvar; ++v) live += t->vars[v].pruned < 0;
+    for (v = 0; v < t->nvar && live > 1; ++v) {
+        int near = 0;
+        if (t->vars[v].pruned >= 0) continue;
+        for (p = 0; p < t->npoints && !near; ++p) {
+            double tv = _skel_tree_time(t, p, v);
+            int w = t->points[p].winner;
+            near = tv >= 0 && w >= 0 && tv <= _skel_tree_time(t, p, w) * (1 + t->conf.prune);
+        }
+        if (near) continue;
+        t->vars[v].pruned = depth;
+        live--;
+        _skel_log(SKEL_LOG_INFO, "tune %s: %s pruned after depth %d (never within %.0f%% of the best)",
+                  t->conf.id, _skel_pvar_label(&t->vars[v], label, sizeof label), depth, 100 * t->conf.prune);
+    }
+}
+
+/* Breadth-first construction of the dispatch tree (seed 000 §3.2). */
+static int _skel_tune_build(_skel_tuner *T)
+{
+    _skel_tree *t = T->t;
+    int i, w, d, rc, level = 0, stop = 0, C = 1 << t->conf.dims, k;
+    rc = _skel_tune_node(T, t->conf.lower, t->conf.upper, 0);
+    if (rc != 0) return rc < 0 ? rc : SKEL_OK;
+    for (i = 0; i < t->nnodes; ++i) {
+        _skel_pnode *nd = &t->nodes[i];
+        int splittable = 1;
+        double est = 0;
+        T->cur_node = i;
+        if (nd->depth > level) {
+            level = nd->depth;
+            _skel_tune_prune(T, level - 1);
+        }
+        if (nd->depth >= t->conf.min_depth && (w = _skel_node_agree(t, i)) >= 0) {
+            nd->closed = 1;
+            nd->winner = w;
+            continue;
+        }
+        for (d = 0; d < t->conf.dims; ++d) splittable &= nd->hi[d] - nd->lo[d] >= 2;
+        if (stop || !splittable || nd->depth >= t->conf.max_depth || t->nnodes + C > t->conf.max_nodes) continue;
+        /* a split costs about its new points times what this box's corners cost */
+        for (k = 0; k < C; ++k) est += T->pcost[nd->corner[k]] / C;
+        est *= t->conf.dims == 2 ? 5 : 1;
+        if (_skel_tune_elapsed(T) + 0.5 * est > t->conf.time_budget) { stop = 1; continue; }
+        rc = _skel_tune_split(T, i);
+        if (rc < 0) return rc;
+        if (rc == 1) stop = 1;
+    }
+    /* leaves above min_depth that did not split (budget, limits) close if they agree */
+    for (i = 0; i < t->nnodes; ++i)
+        if (t->nodes[i].first_child < 0 && !t->nodes[i].closed && (w = _skel_node_agree(t, i)) >= 0) {
+            t->nodes[i].closed = 1;
+            t->nodes[i].winner = w;
+        }
+    T->cur_node = t->nnodes;
+    return SKEL_OK;
+}
+
+static int _skel_conf_equal(const _skel_tconf *a, const _skel_tconf *b)
+{
+    _skel_buf x, y;
+    int eq;
+    memset(&x, 0, sizeof x);
+    memset(&y, 0, sizeof y);
+    _skel_conf_put(&x, a);
+    _skel_conf_put(&y, b);
+    eq = !x.oom && !y.oom && x.len == y.len && memcmp(x.p, y.p, x.len) == 0;
+    SKEL_FREE(x.p);
+    SKEL_FREE(y.p);
+    return eq;
+}
+
+/* The saved plan for this configuration and machine, or NULL. */
+static skel_plan *_skel_tune_load(const char *path, const _skel_tconf *conf, const char *fp, int cost)
+{
+    skel_plan *p = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0) return NULL;
+    if (skel_plan_load(&p, path) != SKEL_OK) {
+        _skel_log(SKEL_LOG_WARN, "tune %s: ignoring the plan file: %s", conf->id, _skel_errbuf);
+        return NULL;
+    }
+    if (!_skel_conf_equal(&p->tree->conf, conf)) {
+        _skel_log(SKEL_LOG_INFO, "tune %s: %s has another configuration: re-tuning", conf->id, path);
+    } else if (strcmp(p->tree->fingerprint, fp) != 0) {
+        _skel_log(SKEL_LOG_INFO, "tune %s: %s was tuned on another machine: re-tuning", conf->id, path);
+    } else if (!cost && _skel_resolve_pvars(p->tree)) {
+        _skel_log(SKEL_LOG_INFO, "tune %s: %s names a missing backend: re-tuning", conf->id, path);
+    } else {
+        return p;
+    }
+    skel_plan_free(p);
+    return NULL;
+}
+
+int skel_tune(const skel_tune_desc *d, skel_plan **plan)
+{
+    _skel_tuner T;
+    _skel_tree *t = NULL;
+    skel_plan *p = NULL;
+    char path[4200];
+    const char *env;
+    int rc, i, dim;
+    _skel_init();
+    if (!plan) return _skel_fail(SKEL_EINVAL, "skel_tune: NULL plan pointer");
+    *plan = NULL;
+    if (!d) return _skel_fail(SKEL_EINVAL, "skel_tune: NULL description");
+    if (!d->id || !*d->id) return _skel_fail(SKEL_EINVAL, "skel_tune: the description needs an id");
+    if (!d->sk && !d->cost) return _skel_fail(SKEL_EINVAL, "skel_tune %s: needs an instance (sk) or a cost model", d->id);
+    if (!d->sk && d->dims != 1 && d->dims != 2) return _skel_fail(SKEL_EINVAL, "skel_tune %s: a cost model needs dims 1 or 2", d->id);
+    if (d->dims < 0 || d->dims > 2) return _skel_fail(SKEL_EINVAL, "skel_tune %s: dims %d (0, 1 or 2)", d->id, d->dims);
+    if (d->sk && (d->sk->kind < SKEL_KIND_MAP || d->sk->kind > SKEL_KIND_MAPARRAY))
+        return _skel_fail(SKEL_EINVAL, "skel_tune %s: sk is not a skeleton instance", d->id);
+    memset(&T, 0, sizeof T);
+    T.d = d;
+    T.sk = d->sk;
+    if (!(t = (_skel_tree *)SKEL_MALLOC(sizeof *t))) return _skel_fail(SKEL_ENOMEM, "skel_tune: out of memory");
+    memset(t, 0, sizeof *t);
+    T.t = t;
+    _skel_tune_defaults(d, &t->conf);
+    for (dim = 0; dim < t->conf.dims; ++dim)
+        if (d->lower[dim] < 1 || d->upper[dim] < d->lower[dim] || (uint64_t)d->upper[dim] > ((uint64_t)1 << 52)) {
+            _skel_tree_free(t);
+            return _skel_fail(SKEL_EINVAL, "skel_tune %s: dimension %d needs 1 <= lower (%zu) <= upper (%zu) <= 2^52",
+                              d->id, dim, d->lower[dim], d->upper[dim]);
+        }
+    if (d->sk) {
+        int k = d->sk->kind, dm = t->conf.dims;
+        int ok = (k == SKEL_KIND_MAP || k == SKEL_KIND_SCAN || k == SKEL_KIND_MAPREDUCE) ? dm == 1
+               : (k == SKEL_KIND_OVERLAP2D || k == SKEL_KIND_MAPARRAY) ? dm == 2 : 1;
+        if (!ok) {
+            _skel_tree_free(t);
+            return _skel_fail(SKEL_EINVAL, "skel_tune %s: %s calls reduce to %s context points, not %d-D", d->id,
+                              _skel_kind_name(k), dm == 1 ? "2-D" : "1-D", dm);
+        }
+    }
+    if ((rc = _skel_tune_variants(d, t)) != SKEL_OK || !(t->fingerprint = _skel_fingerprint())) {
+        _skel_tree_free(t);
+        return rc != SKEL_OK ? rc : _skel_fail(SKEL_ENOMEM, "skel_tune: out of memory");
+    }
+    path[0] = 0;
+    if (!d->nofile) {
+        if ((rc = skel_plan_path(d->id, d->dir, path, sizeof path)) != SKEL_OK) { _skel_tree_free(t); return rc; }
+        env = getenv("SKEL_RETUNE");
+        if (!(env && *env && strcmp(env, "0") != 0) && (p = _skel_tune_load(path, &t->conf, t->fingerprint, d->cost != NULL))) {
+            _skel_log(SKEL_LOG_INFO, "tune %s: plan loaded from %s", t->conf.id, path);
+            _skel_tree_free(t);
+            if (d->sk) skel_set_plan(d->sk, p);
+            *plan = p;
+            return SKEL_OK;
+        }
+    }
+
+    /* tune */
+    T.rng = 0x9E3779B97F4A7C15ULL ^ _skel_fnv1a(d->id, strlen(d->id), _SKEL_FNV_SEED);
+    if (d->call) T.tmpl = *d->call;
+    for (i = 0; i < SKEL_MAX_IN; ++i) T.tmpl.in[i] = NULL;
+    T.tmpl.out = NULL;
+    T.tmpl.result = NULL;
+    T.tmpl.group = 0;
+    for (i = 0; i < _skel_nbackends; ++i)
+        if (_skel_backends[i].is_gpu) { T.dev_space = _skel_backends[i].space; break; }
+    if (!d->quiet && (isatty(2) || _skel_env_int("SKEL_VERBOSE", 0) > 0)) T.progress = isatty(2) ? 1 : 2;
+    T.start = _skel_now();
+    if (!d->cost) {     /* warm up: thread pools, kernel compilation; not measured */
+        _skel_synth s;
+        if ((rc = _skel_synth_make(&T, t->conf.lower, &s)) != SKEL_OK) { _skel_tree_free(t); return rc; }
+        for (i = 0; i < t->nvar; ++i) {
+            _skel_variant v;
+            memset(&v, 0, sizeof v);
+            v.backend = t->vars[i].index;
+            v.threads = t->vars[i].threads; v.block = t->vars[i].block;
+            v.grid = t->vars[i].grid; v.devices = t->vars[i].devices;
+            _skel_run_variant(T.sk, &s.call, &s.sh, &v);
+        }
+        _skel_synth_free(&s);
+    }
+    rc = _skel_tune_build(&T);
+    SKEL_FREE(T.pcost);
+    if (rc != SKEL_OK) { _skel_tree_free(t); return rc; }
+    t->tune_seconds = _skel_tune_elapsed(&T);
+    _skel_tune_progress(&T, 1);
+    if (_skel_tree_index(t) == SKEL_ENOMEM) { _skel_tree_free(t); return _skel_fail(SKEL_ENOMEM, "skel_tune: out of memory"); }
+    if ((rc = skel_plan_new(&p)) != SKEL_OK) { _skel_tree_free(t); return rc; }
+    p->tree = t;
+    if (path[0]) {
+        if (_skel_mkdirs_for(path) != 0 || skel_plan_save(p, path) != SKEL_OK)
+            _skel_log(SKEL_LOG_WARN, "tune %s: plan not saved to %s (%s)", t->conf.id, path, _skel_errbuf);
+        else
+            _skel_log(SKEL_LOG_INFO, "tune %s: plan saved to %s", t->conf.id, path);
+    }
+    if (d->sk) skel_set_plan(d->sk, p);
+    *plan = p;
+    return SKEL_OK;
+}
+
+/* ---- the plan as text, JSON and SVG ---- */
+
+/* The integer boundary b of an open leaf's side lo..hi: x <= b picks the
+   lo corner (x^2 <= lo*hi, exactly as _skel_tree_pick decides). */
+static uint64_t _skel_near_split(uint64_t lo, uint64_t hi)
+{
+    double prod = (double)lo * (double)hi;
+    uint64_t b = (uint64_t)sqrt(prod);
+    while (b > lo && (double)b * (double)b > prod) --b;
+    while ((double)(b + 1) * (double)(b + 1) <= prod) ++b;
+    return b;
+}
+
+typedef struct _skel_region { uint64_t lo[2], hi[2]; int v; } _skel_region;
+
+/* The regions lookups answer, in order (1-D: ascending): each leaf (its
+   upper faces belong to the next leaf except at the root's), open leaves
+   cut into the 2^D nearest-corner parts.  Returns the count (out may be
+   NULL to count). */
+static int _skel_regions(const _skel_tree *t, _skel_region *out)
+{
+    int stack[64 * 4 + 4], sp = 0, k, d, n = 0, D = t->conf.dims;
+    stack[sp++] = 0;
+    while (sp > 0) {
+        int i = stack[--sp];
+        const _skel_pnode *nd = &t->nodes[i];
+        uint64_t elo[2], ehi[2], b[2];
+        if (nd->first_child >= 0) {         /* children in order: push the last first */
+            for (k = (1 << D) - 1; k >= 0 && sp < (int)(sizeof stack / sizeof *stack); --k)
+                stack[sp++] = nd->first_child + k;
+            continue;
+        }
+        for (d = 0; d < D; ++d) {
+            elo[d] = nd->lo[d];
+            ehi[d] = nd->hi[d] == t->conf.upper[d] ? nd->hi[d] : nd->hi[d] - 1;
+            b[d] = _skel_near_split(nd->lo[d], nd->hi[d]);
+        }
+        for (k = 0; k < (nd->closed ? 1 : 1 << D); ++k) {
+            _skel_region r;
+            int empty = 0;
+            r.v = nd->closed ? nd->winner : -2;
+            for (d = 0; d < D; ++d) {
+                r.lo[d] = elo[d];
+                r.hi[d] = ehi[d];
+                if (!nd->closed) {
+                    if ((k >> d) & 1) r.lo[d] = b[d] + 1;
+                    else if (b[d] < r.hi[d]) r.hi[d] = b[d];
+                }
+                empty |= r.lo[d] > r.hi[d];
+            }
+            if (empty) continue;
+            if (r.v == -2) {
+                size_t pt[2];
+                for (d = 0; d < D; ++d) pt[d] = (size_t)r.lo[d];
+                r.v = _skel_tree_pick(t, pt, -1);
+            }
+            /* 1-D: merge with the previous region of the same variant (when
+               only counting, the count is an upper bound) */
+            if (D == 1 && out && n > 0 && out[n - 1].v == r.v && out[n - 1].hi[0] + 1 == r.lo[0]) {
+                out[n - 1].hi[0] = r.hi[0];
+                continue;
+            }
+            if (out) out[n] = r;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* Flatten a 1-D tree into sorted ranges for fast lookups (0 or ENOMEM). */
+static int _skel_tree_index(_skel_tree *t)
+{
+    _skel_region *rg;
+    int n, i;
+    SKEL_FREE(t->rstart);
+    SKEL_FREE(t->rvar);
+    t->rstart = NULL;
+    t->rvar = NULL;
+    t->nreg = 0;
+    if (t->conf.dims != 1) return SKEL_OK;
+    n = _skel_regions(t, NULL);
+    rg = (_skel_region *)SKEL_MALLOC((size_t)(n ? n : 1) * sizeof *rg);
+    t->rstart = (uint64_t *)SKEL_MALLOC((size_t)(n ? n : 1) * sizeof *t->rstart);
+    t->rvar = (int *)SKEL_MALLOC((size_t)(n ? n : 1) * sizeof *t->rvar);
+    if (!rg || !t->rstart || !t->rvar) {
+        SKEL_FREE(rg);
+        return SKEL_ENOMEM;
+    }
+    n = _skel_regions(t, rg);
+    for (i = 0; i < n; ++i) {
+        t->rstart[i] = rg[i].lo[0];
+        t->rvar[i] = rg[i].v;
+    }
+    t->rstart[0] = 0;                       /* below the box: clamped to its first range */
+    t->nreg = n;
+    SKEL_FREE(rg);
+    return n > 0 ? SKEL_OK : SKEL_EINVAL;
+}
+
+static const char *_skel_kind_label(int kind)
+{
+    return _skel_kind_name(kind);
+}
+
+static void _skel_json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; ++s) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 32) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void _skel_xml_str(FILE *f, const char *s)
+{
+    for (; *s; ++s) {
+        if (*s == '<') fputs("&lt;", f);
+        else if (*s == '>') fputs("&gt;", f);
+        else if (*s == '&') fputs("&amp;", f);
+        else fputc(*s, f);
+    }
+}
+
+static const char *_skel_tcode(double r)
+{
+    return r == _SKEL_T_TIMEOUT ? "timeout" : r == _SKEL_T_FAILED ? "failed" : "-";
+}
+
+static void _skel_box_text(FILE *f, const _skel_tree *t, const uint64_t *lo, const uint64_t *hi)
+{
+    int d;
+    for (d = 0; d < t->conf.dims; ++d)
+        fprintf(f, "%s[%llu, %llu]", d ? " x " : "", (unsigned long long)lo[d], (unsigned long long)hi[d]);
+}
+
+static void _skel_point_text(FILE *f, const _skel_tree *t, const uint64_t *x)
+{
+    int d;
+    for (d = 0; d < t->conf.dims; ++d) fprintf(f, "%s%llu", d ? " x " : "", (unsigned long long)x[d]);
+}
+
+static void _skel_dump_node(FILE *f, const _skel_tree *t, int i, char (*labels)[64])
+{
+    const _skel_pnode *nd = &t->nodes[i];
+    int k;
+    fprintf(f, "%*s#%d ", 2 + 2 * nd->depth, "", i);
+    _skel_box_text(f, t, nd->lo, nd->hi);
+    fprintf(f, " corners");
+    for (k = 0; k < 1 << t->conf.dims; ++k) {
+        int w = t->points[nd->corner[k]].winner;
+        fprintf(f, " p%d:%s", nd->corner[k], w >= 0 ? labels[w] : "none");
+    }
+    if (nd->first_child >= 0) {
+        fprintf(f, " -> split at ");
+        _skel_point_text(f, t, t->nodes[nd->first_child].hi);
+        fprintf(f, "\n");
+        for (k = 0; k < 1 << t->conf.dims; ++k) _skel_dump_node(f, t, nd->first_child + k, labels);
+    } else {
+        fprintf(f, nd->closed ? " -> closed: %s\n" : " -> open: nearest corner\n", nd->closed ? labels[nd->winner] : "");
+    }
+}
+
+static void _skel_dump_text(FILE *f, const _skel_tree *t, char (*labels)[64])
+{
+    const _skel_tconf *c = &t->conf;
+    skel_plan_stats st;
+    skel_plan pl;
+    _skel_region *rg;
+    int i, v, d, n;
+    const char *fp;
+    char prune[32];
+    memset(&pl, 0, sizeof pl);
+    pl.tree = (_skel_tree *)t;
+    skel_plan_stats_get(&pl, &st);
+    if (c->prune < 0) snprintf(prune, sizeof prune, "off");
+    else snprintf(prune, sizeof prune, "%g%%", 100 * c->prune);
+    fprintf(f, "skel plan \"%s\" (format %u)\n", c->id, _SKEL_PLAN_VERSION);
+    if (c->kind)
+        fprintf(f, "instance:  %s %s (%s%s%s), %s -> %s, %d input(s)%s\n", _skel_kind_label(c->kind), c->inst,
+                c->func, c->func[0] && c->red[0] ? ", " : "", c->red, _skel_types[c->in_type].name,
+                _skel_types[c->out_type].name, c->nin, c->has_uniform ? ", uniform" : "");
+    else
+        fprintf(f, "instance:  none (cost model)\n");
+    fprintf(f, "context:   %d-D, ", c->dims);
+    _skel_box_text(f, t, c->lower, c->upper);
+    fprintf(f, "\noptions:   max depth %d, min depth %d, max nodes %d, budget %g s, timeout %g s, %d reps, r = %d, "
+            "tolerance %g%%, prune %s, %s split%s\n", c->max_depth, c->min_depth, c->max_nodes, c->time_budget, c->timeout,
+            c->reps, c->repeats, 100 * c->tolerance, prune, c->split ? "linear" : "geometric",
+            c->cost_model ? ", cost model" : "");
+    fprintf(f, "locality:  inputs on");
+    for (i = 0; i < (c->nin ? c->nin : 1) && i < SKEL_MAX_IN; ++i)
+        fprintf(f, "%s %s", i ? "," : "", c->in_loc[i] ? "device" : "host");
+    fprintf(f, "; result %s\n", c->out_to_host ? "copied back to the host" : "left where it is made");
+    fprintf(f, "machine:\n");
+    for (fp = t->fingerprint; *fp;) {
+        size_t len = strcspn(fp, "\n");
+        fprintf(f, "  %.*s\n", (int)len, fp);
+        fp += len + (fp[len] == '\n');
+    }
+    fprintf(f, "tuning:    %.3f s%s, %d measurements at %d points (%.6f%% of the space), %d nodes (%d closed, "
+            "%d open leaves), depth %d\n", t->tune_seconds, c->cost_model ? " modelled" : "", t->measurements,
+            t->npoints, 100 * st.explored, t->nnodes, st.closed_leaves, st.open_leaves, st.depth);
+    fprintf(f, "variants:\n");
+    for (v = 0; v < t->nvar; ++v) {
+        fprintf(f, "  v%d %s", v, labels[v]);
+        if (t->vars[v].pruned >= 0) fprintf(f, "  (pruned after depth %d)", t->vars[v].pruned);
+        fprintf(f, "\n");
+    }
+    fprintf(f, "points:    R + F per variant in microseconds (T(r) = R*r + F), * = winner\n");
+    for (i = 0; i < t->npoints; ++i) {
+        fprintf(f, "  p%d ", i);
+        _skel_point_text(f, t, t->points[i].x);
+        fprintf(f, ":");
+        for (v = 0; v < t->nvar; ++v) {
+            const double *rf = t->times + ((size_t)i * (size_t)t->nvar + (size_t)v) * 2;
+            if (rf[0] < 0) fprintf(f, "  %s %s", labels[v], _skel_tcode(rf[0]));
+            else fprintf(f, "  %s %.4g+%.4g%s", labels[v], 1e6 * rf[0], 1e6 * rf[1], t->points[i].winner == v ? "*" : "");
+        }
+        fprintf(f, "\n");
+    }
+    fprintf(f, "tree:\n");
+    _skel_dump_node(f, t, 0, labels);
+    n = _skel_regions(t, NULL);
+    rg = (_skel_region *)SKEL_MALLOC((size_t)(n ? n : 1) * sizeof *rg);
+    if (!rg) return;
+    n = _skel_regions(t, rg);
+    fprintf(f, c->dims == 1 ? "ranges:\n" : "regions:\n");
+    for (i = 0; i < n; ++i) {
+        fprintf(f, "  ");
+        for (d = 0; d < c->dims; ++d)
+            fprintf(f, "%s%llu .. %llu", d ? " x " : "", (unsigned long long)rg[i].lo[d], (unsigned long long)rg[i].hi[d]);
+        fprintf(f, ": %s\n", rg[i].v >= 0 ? labels[rg[i].v] : "none");
+    }
+    SKEL_FREE(rg);
+}
+
+static void _skel_json_u64s(FILE *f, const uint64_t *x, int n)
+{
+    int i;
+    fputc('[', f);
+    for (i = 0; i < n; ++i) fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)x[i]);
+    fputc(']', f);
+}
+
+static void _skel_dump_json(FILE *f, const _skel_tree *t, char (*labels)[64])
+{
+    const _skel_tconf *c = &t->conf;
+    skel_plan_stats st;
+    skel_plan pl;
+    _skel_region *rg;
+    int i, v, k, n, D = c->dims;
+    const char *fp;
+    memset(&pl, 0, sizeof pl);
+    pl.tree = (_skel_tree *)t;
+    skel_plan_stats_get(&pl, &st);
+    fprintf(f, "{\n  \"format\": %u,\n  \"id\": ", _SKEL_PLAN_VERSION);
+    _skel_json_str(f, c->id);
+    fprintf(f, ",\n  \"instance\": {\"kind\": ");
+    _skel_json_str(f, c->kind ? _skel_kind_label(c->kind) : "none");
+    fprintf(f, ", \"name\": ");
+    _skel_json_str(f, c->inst);
+    fprintf(f, ", \"func\": ");
+    _skel_json_str(f, c->func);
+    fprintf(f, ", \"reduce\": ");
+    _skel_json_str(f, c->red);
+    fprintf(f, ", \"in_type\": \"%s\", \"out_type\": \"%s\", \"inputs\": %d, \"uniform\": %s},\n",
+            c->in_type ? _skel_types[c->in_type].name : "none", c->out_type ? _skel_types[c->out_type].name : "none",
+            c->nin, c->has_uniform ? "true" : "false");
+    fprintf(f, "  \"context\": {\"dims\": %d, \"lower\": ", D);
+    _skel_json_u64s(f, c->lower, D);
+    fprintf(f, ", \"upper\": ");
+    _skel_json_u64s(f, c->upper, D);
+    fprintf(f, "},\n  \"options\": {\"max_depth\": %d, \"min_depth\": %d, \"max_nodes\": %d, \"time_budget\": %.17g, \"timeout\": %.17g, "
+            "\"reps\": %d, \"repeats\": %d, \"tolerance\": %.17g, \"prune\": %.17g, \"split\": \"%s\", "
+            "\"cost_model\": %s, \"in_loc\": [", c->max_depth, c->min_depth, c->max_nodes, c->time_budget, c->timeout, c->reps,
+            c->repeats, c->tolerance, c->prune, c->split ? "linear" : "geometric", c->cost_model ? "true" : "false");
+    for (i = 0; i < SKEL_MAX_IN; ++i) fprintf(f, "%s\"%s\"", i ? ", " : "", c->in_loc[i] ? "device" : "host");
+    fprintf(f, "], \"out_to_host\": %s},\n  \"machine\": [", c->out_to_host ? "true" : "false");
+    for (fp = t->fingerprint, i = 0; *fp; ++i) {
+        size_t len = strcspn(fp, "\n");
+        char line[4096];
+        snprintf(line, sizeof line, "%.*s", (int)len, fp);
+        fprintf(f, "%s", i ? ", " : "");
+        _skel_json_str(f, line);
+        fp += len + (fp[len] == '\n');
+    }
+    fprintf(f, "],\n  \"stats\": {\"tune_seconds\": %.17g, \"measurements\": %d, \"points\": %d, \"explored\": %.17g, "
+            "\"nodes\": %d, \"closed_leaves\": %d, \"open_leaves\": %d, \"depth\": %d},\n", t->tune_seconds,
+            t->measurements, t->npoints, st.explored, t->nnodes, st.closed_leaves, st.open_leaves, st.depth);
+    fprintf(f, "  \"variants\": [\n");
+    for (v = 0; v < t->nvar; ++v) {
+        const _skel_pvar *pv = &t->vars[v];
+        fprintf(f, "    {\"label\": ");
+        _skel_json_str(f, labels[v]);
+        fprintf(f, ", \"backend\": ");
+        _skel_json_str(f, pv->backend);
+        fprintf(f, ", \"threads\": %d, \"block\": %d, \"grid\": %d, \"devices\": %d, \"pruned_after_depth\": %d}%s\n",
+                pv->threads, pv->block, pv->grid, pv->devices, pv->pruned, v + 1 < t->nvar ? "," : "");
+    }
+    fprintf(f, "  ],\n  \"points\": [\n");
+    for (i = 0; i < t->npoints; ++i) {
+        fprintf(f, "    {\"x\": ");
+        _skel_json_u64s(f, t->points[i].x, D);
+        fprintf(f, ", \"winner\": %d, \"times\": [", t->points[i].winner);
+        for (v = 0; v < t->nvar; ++v) {
+            const double *rf = t->times + ((size_t)i * (size_t)t->nvar + (size_t)v) * 2;
+            if (rf[0] < 0) fprintf(f, "%s\"%s\"", v ? ", " : "", rf[0] == _SKEL_T_UNMEASURED ? "unmeasured" : _skel_tcode(rf[0]));
+            else fprintf(f, "%s{\"R\": %.17g, \"F\": %.17g}", v ? ", " : "", rf[0], rf[1]);
+        }
+        fprintf(f, "]}%s\n", i + 1 < t->npoints ? "," : "");
+    }
+    fprintf(f, "  ],\n  \"nodes\": [\n");
+    for (i = 0; i < t->nnodes; ++i) {
+        const _skel_pnode *nd = &t->nodes[i];
+        fprintf(f, "    {\"lo\": ");
+        _skel_json_u64s(f, nd->lo, D);
+        fprintf(f, ", \"hi\": ");
+        _skel_json_u64s(f, nd->hi, D);
+        fprintf(f, ", \"depth\": %d, \"corners\": [", nd->depth);
+        for (k = 0; k < 1 << D; ++k) fprintf(f, "%s%d", k ? ", " : "", nd->corner[k]);
+        fprintf(f, "], \"first_child\": %d, \"closed\": %s, \"winner\": %d}%s\n", nd->first_child,
+                nd->closed ? "true" : "false", nd->winner, i + 1 < t->nnodes ? "," : "");
+    }
+    fprintf(f, "  ],\n  \"regions\": [\n");
+    n = _skel_regions(t, NULL);
+    rg = (_skel_region *)SKEL_MALLOC((size_t)(n ? n : 1) * sizeof *rg);
+    n = rg ? _skel_regions(t, rg) : 0;
+    for (i = 0; i < n; ++i) {
+        fprintf(f, "    {\"lo\": ");
+        _skel_json_u64s(f, rg[i].lo, D);
+        fprintf(f, ", \"hi\": ");
+        _skel_json_u64s(f, rg[i].hi, D);
+        fprintf(f, ", \"variant\": %d}%s\n", rg[i].v, i + 1 < n ? "," : "");
+    }
+    fprintf(f, "  ]\n}\n");
+    SKEL_FREE(rg);
+}
+
+static const char *_skel_svg_colour(int v)
+{
+    static const char *c[] = { "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
+                               "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac" };
+    return v < 0 ? "#dddddd" : c[v % 10];
+}
+
+/* x position of value u on a log axis lo..hi mapped to a..a+w */
+static double _skel_svg_pos(double u, double lo, double hi, double a, double w)
+{
+    double span = log(hi) - log(lo);
+    return a + (span > 0 ? (log(u) - log(lo)) / span : 0) * w;
+}
+
+static void _skel_svg_axis_ticks(FILE *f, double lo, double hi, int vertical, double a, double w, double at)
+{
+    double dec;
+    for (dec = pow(10, floor(log10(lo))); dec <= hi * 1.0001; dec *= 10) {
+        double p;
+        if (dec < lo * 0.9999) continue;
+        p = _skel_svg_pos(dec, lo, hi, a, w);
+        if (vertical)
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\">%g</text>\n", at, p + 4, dec);
+        else
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\">%g</text>\n", p, at, dec);
+    }
+}
+
+static void _skel_dump_svg(FILE *f, const _skel_tree *t, char (*labels)[64])
+{
+    const _skel_tconf *c = &t->conf;
+    _skel_region *rg;
+    int i, n, v, W = 860, H = c->dims == 1 ? 190 : 640, used[_SKEL_MAX_PVARS];
+    double L = 60, top = 40, pw = 640, ph = c->dims == 1 ? 50 : 520;
+    n = _skel_regions(t, NULL);
+    rg = (_skel_region *)SKEL_MALLOC((size_t)(n ? n : 1) * sizeof *rg);
+    n = rg ? _skel_regions(t, rg) : 0;
+    memset(used, 0, sizeof used);
+    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\">\n", W, H);
+    fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<text x=\"%.0f\" y=\"22\" font-size=\"14\">plan ", L);
+    _skel_xml_str(f, c->id);
+    fprintf(f, ": %s</text>\n", c->dims == 1 ? "winning variant per size (log scale)" : "winning variant per rows x cols (log scale)");
+    for (i = 0; i < n; ++i) {
+        double x0 = _skel_svg_pos((double)rg[i].lo[0], (double)c->lower[0], (double)c->upper[0] + 1, L, pw);
+        double x1 = _skel_svg_pos((double)rg[i].hi[0] + 1, (double)c->lower[0], (double)c->upper[0] + 1, L, pw);
+        double y0 = top, y1 = top + ph;
+        if (c->dims == 2) {
+            y1 = top + ph - (_skel_svg_pos((double)rg[i].lo[1], (double)c->lower[1], (double)c->upper[1] + 1, 0, ph));
+            y0 = top + ph - (_skel_svg_pos((double)rg[i].hi[1] + 1, (double)c->lower[1], (double)c->upper[1] + 1, 0, ph));
+        }
+        if (rg[i].v >= 0) used[rg[i].v] = 1;
+        fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\"><title>", x0, y0,
+                x1 - x0, y1 - y0, _skel_svg_colour(rg[i].v));
+        _skel_box_text(f, t, rg[i].lo, rg[i].hi);
+        fprintf(f, ": %s</title></rect>\n", rg[i].v >= 0 ? labels[rg[i].v] : "none");
+    }
+    if (c->dims == 2)   /* node boxes */
+        for (i = 0; i < t->nnodes; ++i) {
+            const _skel_pnode *nd = &t->nodes[i];
+            double x0 = _skel_svg_pos((double)nd->lo[0], (double)c->lower[0], (double)c->upper[0] + 1, L, pw);
+            double x1 = _skel_svg_pos((double)nd->hi[0], (double)c->lower[0], (double)c->upper[0] + 1, L, pw);
+            double y1 = top + ph - _skel_svg_pos((double)nd->lo[1], (double)c->lower[1], (double)c->upper[1] + 1, 0, ph);
+            double y0 = top + ph - _skel_svg_pos((double)nd->hi[1], (double)c->lower[1], (double)c->upper[1] + 1, 0, ph);
+            if (nd->first_child >= 0) continue;
+            fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"none\" stroke=\"#333\" "
+                    "stroke-width=\"0.5\"/>\n", x0, y0, x1 - x0, y1 - y0);
+        }
+    for (i = 0; i < t->npoints; ++i) {     /* measured points */
+        double x = _skel_svg_pos((double)t->points[i].x[0], (double)c->lower[0], (double)c->upper[0] + 1, L, pw);
+        if (c->dims == 1)
+            fprintf(f, "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"black\"/>\n", x, top + ph,
+                    x, top + ph + 8);
+        else
+            fprintf(f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"1.5\" fill=\"black\"/>\n", x,
+                    top + ph - _skel_svg_pos((double)t->points[i].x[1], (double)c->lower[1], (double)c->upper[1] + 1, 0, ph));
+    }
+    _skel_svg_axis_ticks(f, (double)c->lower[0], (double)c->upper[0] + 1, 0, L, pw, top + ph + 22);
+    if (c->dims == 2) {
+        _skel_svg_axis_ticks(f, (double)c->lower[1], (double)c->upper[1] + 1, 1, 0, ph, L - 6);
+        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"12\" text-anchor=\"middle\">rows (dimension 0)</text>\n",
+                L + pw / 2, top + ph + 40);
+    } else {
+        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"12\" text-anchor=\"middle\">size n (ticks: measured "
+                "points)</text>\n", L + pw / 2, top + ph + 40);
+    }
+    for (v = 0, i = 0; v < t->nvar; ++v) {
+        if (!used[v]) continue;
+        fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"12\" fill=\"%s\"/>", L + pw + 15,
+                top + 18.0 * i, _skel_svg_colour(v));
+        fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"12\">%s</text>\n", L + pw + 32, top + 18.0 * i + 11, labels[v]);
+        i++;
+    }
+    fprintf(f, "</svg>\n");
+    SKEL_FREE(rg);
+}
+
+int skel_plan_dump(const skel_plan *p, int format, const char *path)
+{
+    FILE *f;
+    char (*labels)[64];
+    int v, err;
+    if (!p) return _skel_fail(SKEL_EINVAL, "skel_plan_dump: NULL plan");
+    if (!p->tree) return _skel_fail(SKEL_EINVAL, "skel_plan_dump: a range plan has no tree to dump");
+    if (format < SKEL_DUMP_TEXT || format > SKEL_DUMP_SVG) return _skel_fail(SKEL_EINVAL, "skel_plan_dump: format %d", format);
+    if (!(labels = (char (*)[64])SKEL_MALLOC((size_t)p->tree->nvar * sizeof *labels)))
+        return _skel_fail(SKEL_ENOMEM, "skel_plan_dump: out of memory");
+    for (v = 0; v < p->tree->nvar; ++v) _skel_pvar_label(&p->tree->vars[v], labels[v], sizeof labels[v]);
+    f = path ? fopen(path, "w") : stdout;
+    if (!f) {
+        SKEL_FREE(labels);
+        return _skel_fail(SKEL_EIO, "skel_plan_dump: cannot create %s: %s", path, strerror(errno));
+    }
+    if (format == SKEL_DUMP_TEXT) _skel_dump_text(f, p->tree, labels);
+    else if (format == SKEL_DUMP_JSON) _skel_dump_json(f, p->tree, labels);
+    else _skel_dump_svg(f, p->tree, labels);
+    SKEL_FREE(labels);
+    err = ferror(f);
+    if (path) err |= fclose(f) != 0;
+    else fflush(f);
+    return err ? _skel_fail(SKEL_EIO, "skel_plan_dump: write failed") : SKEL_OK;
 }
 
 #endif /* SKEL_IMPLEMENTATION */

@@ -1,0 +1,434 @@
+/* skel_test.h - a small test harness for skel, stb style.
+
+   USE
+       In exactly one .c file (test/main.c):
+           #define SKEL_TEST_IMPLEMENTATION
+           #include "skel_test.h"
+           int main(int argc, char **argv) { return st_main(argc, argv); }
+       elsewhere just #include "skel_test.h".  Requires GCC or Clang: tests
+       register themselves through __attribute__((constructor)).
+
+   WRITING TESTS
+       SKEL_TEST(map_cyclic_edge_reads_other_end) {
+           ST_OK(skel_vec_new(&v, SKEL_FLOAT, 10));
+           ST_EQ_INT(skel_size(v), 10);
+           ...
+       }
+       SKEL_TEST_HIDDEN(name) registers a test that runs only when the filter
+       is exactly its name (used for child processes, see test_errors.c).
+
+   ASSERTIONS (each reports file:line and the values, then ends the test)
+       ST_CHECK(cond)
+       ST_EQ_INT(a, b)          as long long
+       ST_EQ_UINT(a, b)         as unsigned long long
+       ST_NEAR(a, b, rel)       |a-b| <= rel * max(|a|, |b|, 1)   (as double)
+       ST_NEAR_ABS(a, b, rel, abs)  |a-b| <= rel * max(|a|, |b|) + abs
+       ST_OK(status)            status == SKEL_OK, else prints the code's
+                                name and skel_last_error()
+       ST_FAIL(...)             printf-style failure
+       ST_SKIP(...)             printf-style reason; the test counts as skipped
+       st_context(fmt, ...)     text printed with every failure of the test
+                                until changed ("" clears it), e.g. the type,
+                                backend and size of a generated case
+
+   A failed assertion ends the test with longjmp back to the runner, so it
+   may sit in a helper function at any depth; what the test allocated is then
+   leaked (only ever on failure).  Never assert inside an OpenMP region.
+
+   COMMAND LINE
+       skel_tests [-v] [--list] [FILTER]
+       FILTER    run the tests whose name contains FILTER
+       --list    print the test names and exit
+       -v        print every test with its time (also SKEL_TEST_VERBOSE=1)
+   The last line of output is "N passed, N failed" (", N skipped" when some
+   were skipped); the exit status is 1 when a test failed.
+*/
+#ifndef SKEL_TEST_H
+#define SKEL_TEST_H
+
+#if !defined(__GNUC__)
+#error "skel_test.h needs GCC or Clang (__attribute__((constructor)))"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+#include "skel.h"
+
+typedef void (*st_test_fn)(void);
+void st_register(const char *name, st_test_fn fn, int hidden);
+int st_main(int argc, char **argv);
+const char *st_argv0(void);                   /* argv[0] of the test binary */
+void st_context(const char *fmt, ...);        /* context for failure lines */
+int st_verbose(void);
+
+/* report helpers; all of them end the current test */
+void st_fail_(const char *file, int line, const char *fmt, ...);
+void st_skip_(const char *file, int line, const char *fmt, ...);
+void st_check_(int ok, const char *file, int line, const char *expr);
+void st_eq_int_(long long a, long long b, const char *file, int line, const char *ea, const char *eb);
+void st_eq_uint_(unsigned long long a, unsigned long long b, const char *file, int line,
+                 const char *ea, const char *eb);
+void st_near_(double a, double b, double rel, double abs, const char *file, int line,
+              const char *ea, const char *eb);
+void st_ok_(int status, const char *file, int line, const char *expr);
+
+/* ---- skel-specific helpers ---- */
+/* xorshift64*: deterministic random numbers; seed must be non-zero */
+uint64_t st_rand(uint64_t *state);
+long long st_rand_int(uint64_t *state, long long lo, long long hi);   /* lo..hi inclusive */
+uint64_t st_seed(const char *salt, size_t a, size_t b);               /* a non-zero seed */
+
+/* The backend variants every skeleton case runs on: seq, omp with 1, 2 and
+   3 threads when omp is available, and each GPU backend that is available.
+   st_use_variant attaches a plan that forces variant i for every size. */
+typedef struct st_variant {
+    char label[32];         /* "seq", "omp/3", ... */
+    skel_variant v;
+    skel_plan *plan;
+    int big;                /* also runs the beyond-the-cache sizes */
+} st_variant;
+int st_variant_count(void);
+const st_variant *st_variant_get(int i);
+void st_use_variant(skel_skeleton *sk, int i);
+/* Bytes of a working set about twice the last-level cache (capped). */
+size_t st_big_bytes(void);
+
+#define SKEL_TEST_(name, hidden)                                              \
+    static void st_test_##name(void);                                         \
+    __attribute__((constructor)) static void st_reg_##name(void)              \
+    { st_register(#name, st_test_##name, hidden); }                           \
+    static void st_test_##name(void)
+#define SKEL_TEST(name) SKEL_TEST_(name, 0)
+#define SKEL_TEST_HIDDEN(name) SKEL_TEST_(name, 1)
+
+#define ST_CHECK(cond) st_check_(!!(cond), __FILE__, __LINE__, #cond)
+#define ST_EQ_INT(a, b) st_eq_int_((long long)(a), (long long)(b), __FILE__, __LINE__, #a, #b)
+#define ST_EQ_UINT(a, b)                                                      \
+    st_eq_uint_((unsigned long long)(a), (unsigned long long)(b), __FILE__, __LINE__, #a, #b)
+#define ST_NEAR(a, b, rel) st_near_((double)(a), (double)(b), (rel), -1.0, __FILE__, __LINE__, #a, #b)
+#define ST_NEAR_ABS(a, b, rel, abs)                                           \
+    st_near_((double)(a), (double)(b), (rel), (abs), __FILE__, __LINE__, #a, #b)
+#define ST_OK(status) st_ok_((status), __FILE__, __LINE__, #status)
+#define ST_FAIL(...) st_fail_(__FILE__, __LINE__, __VA_ARGS__)
+#define ST_SKIP(...) st_skip_(__FILE__, __LINE__, __VA_ARGS__)
+
+#endif /* SKEL_TEST_H */
+
+/* ====================================================================== */
+#ifdef SKEL_TEST_IMPLEMENTATION
+#ifndef SKEL_TEST_IMPLEMENTATION_ONCE
+#define SKEL_TEST_IMPLEMENTATION_ONCE
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#if defined(_POSIX_C_SOURCE)
+#include <unistd.h>
+#endif
+
+typedef struct _st_test {
+    const char *name;
+    st_test_fn fn;
+    int hidden;
+} _st_test;
+
+enum { _ST_PASS = 0, _ST_FAILED = 1, _ST_SKIPPED = 2 };
+
+static _st_test *_st_tests;
+static int _st_count, _st_cap;
+static jmp_buf _st_jump;
+static int _st_running;              /* a test is executing */
+static const char *_st_current = "";
+static char _st_ctx[256];
+static const char *_st_arg0 = "skel_tests";
+static int _st_verbose_flag;
+
+void st_register(const char *name, st_test_fn fn, int hidden)
+{
+    if (_st_count == _st_cap) {
+        int cap = _st_cap ? 2 * _st_cap : 64;
+        _st_test *t = (_st_test *)realloc(_st_tests, (size_t)cap * sizeof *t);
+        if (!t) { fprintf(stderr, "skel_test: out of memory\n"); exit(2); }
+        _st_tests = t;
+        _st_cap = cap;
+    }
+    _st_tests[_st_count].name = name;
+    _st_tests[_st_count].fn = fn;
+    _st_tests[_st_count].hidden = hidden;
+    ++_st_count;
+}
+
+const char *st_argv0(void) { return _st_arg0; }
+int st_verbose(void) { return _st_verbose_flag; }
+
+void st_context(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(_st_ctx, sizeof _st_ctx, fmt, ap);
+    va_end(ap);
+}
+
+static void _st_end(int how)
+{
+    fflush(stdout);
+    if (_st_running) longjmp(_st_jump, how);
+    exit(how == _ST_FAILED ? 1 : 0);   /* assertion outside a test: give up */
+}
+
+static void _st_vreport(const char *kind, const char *file, int line, const char *fmt, va_list ap)
+{
+    printf("%s:%d: %s %s", file, line, kind, _st_current);
+    if (_st_ctx[0]) printf(" [%s]", _st_ctx);
+    printf(": ");
+    vprintf(fmt, ap);
+    printf("\n");
+}
+
+void st_fail_(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    _st_vreport("FAIL", file, line, fmt, ap);
+    va_end(ap);
+    _st_end(_ST_FAILED);
+}
+
+void st_skip_(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    _st_vreport("SKIP", file, line, fmt, ap);
+    va_end(ap);
+    _st_end(_ST_SKIPPED);
+}
+
+void st_check_(int ok, const char *file, int line, const char *expr)
+{
+    if (!ok) st_fail_(file, line, "ST_CHECK(%s)", expr);
+}
+
+void st_eq_int_(long long a, long long b, const char *file, int line, const char *ea, const char *eb)
+{
+    if (a != b) st_fail_(file, line, "%s == %s: %lld != %lld", ea, eb, a, b);
+}
+
+void st_eq_uint_(unsigned long long a, unsigned long long b, const char *file, int line,
+                 const char *ea, const char *eb)
+{
+    if (a != b) st_fail_(file, line, "%s == %s: %llu != %llu", ea, eb, a, b);
+}
+
+void st_near_(double a, double b, double rel, double abs, const char *file, int line,
+              const char *ea, const char *eb)
+{
+    double d = fabs(a - b), m = fabs(a) > fabs(b) ? fabs(a) : fabs(b), tol;
+    if (abs < 0) tol = rel * (m > 1.0 ? m : 1.0);    /* ST_NEAR: absolute floor = rel */
+    else tol = rel * m + abs;
+    if (!(d <= tol))   /* also catches NaN */
+        st_fail_(file, line, "%s ~= %s: %.17g vs %.17g (diff %.3g > tol %.3g)", ea, eb, a, b, d, tol);
+}
+
+void st_ok_(int status, const char *file, int line, const char *expr)
+{
+    if (status != SKEL_OK) {
+        const char *name = skel_error_string(status), *detail = skel_last_error();
+        st_fail_(file, line, "%s returned %d (%s): %s", expr, status,
+                 name ? name : "?", detail ? detail : "(no detail)");
+    }
+}
+
+/* wall time when the includer asked for POSIX (test/main.c does), else CPU time */
+static double _st_now(void)
+{
+#if defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 199309L
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+#else
+    return (double)clock() / CLOCKS_PER_SEC;
+#endif
+}
+
+/* ---- skel-specific helpers ---- */
+uint64_t st_rand(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
+long long st_rand_int(uint64_t *state, long long lo, long long hi)
+{
+    uint64_t span = (uint64_t)(hi - lo) + 1;
+    return lo + (long long)(st_rand(state) % span);
+}
+
+uint64_t st_seed(const char *salt, size_t a, size_t b)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;   /* FNV-1a over salt, then mix a, b */
+    for (; salt && *salt; ++salt) h = (h ^ (unsigned char)*salt) * 0x100000001b3ULL;
+    h ^= (uint64_t)a * 0x9E3779B97F4A7C15ULL;
+    h = (h ^ (h >> 31)) * 0xBF58476D1CE4E5B9ULL;
+    h ^= (uint64_t)b * 0x94D049BB133111EBULL;
+    h ^= h >> 29;
+    return h ? h : 1;
+}
+
+static st_variant _st_variants[16];
+static int _st_nvariants = -1;
+
+static void _st_add_variant(const char *backend, int threads, int big)
+{
+    st_variant *v = &_st_variants[_st_nvariants];
+    int rc;
+    memset(v, 0, sizeof *v);
+    if (threads) snprintf(v->label, sizeof v->label, "%s/%d", backend, threads);
+    else snprintf(v->label, sizeof v->label, "%s", backend);
+    v->v.backend = backend;
+    v->v.threads = threads;
+    v->big = big;
+    rc = skel_plan_new(&v->plan);
+    if (rc == SKEL_OK) rc = skel_plan_add(v->plan, 0, SIZE_MAX, &v->v);
+    if (rc != SKEL_OK) {
+        printf("skel_test: cannot build a plan for %s: %s\n", v->label, skel_last_error());
+        skel_plan_free(v->plan);   /* plans live to the end; reachable, never freed */
+        return;
+    }
+    ++_st_nvariants;
+}
+
+static void _st_make_variants(void)
+{
+    int i, n;
+    _st_nvariants = 0;
+    _st_add_variant("seq", 0, 1);
+    if (skel_backend_available("omp")) {
+        _st_add_variant("omp", 1, 0);
+        _st_add_variant("omp", 2, 0);
+        _st_add_variant("omp", 3, 1);
+    }
+    n = skel_backend_count();
+    for (i = 0; i < n && _st_nvariants < 15; ++i) {
+        const char *name = skel_backend_name(i);
+        if (!name || strcmp(name, "seq") == 0 || strcmp(name, "omp") == 0) continue;
+        if (skel_backend_available(name)) _st_add_variant(name, 0, 0);
+    }
+}
+
+int st_variant_count(void)
+{
+    if (_st_nvariants < 0) _st_make_variants();
+    return _st_nvariants;
+}
+
+const st_variant *st_variant_get(int i)
+{
+    return i >= 0 && i < st_variant_count() ? &_st_variants[i] : NULL;
+}
+
+void st_use_variant(skel_skeleton *sk, int i)
+{
+    const st_variant *v = st_variant_get(i);
+    if (!v) st_fail_(__FILE__, __LINE__, "no variant %d", i);
+    st_ok_(skel_set_plan(sk, v->plan), __FILE__, __LINE__, "skel_set_plan");
+}
+
+size_t st_big_bytes(void)
+{
+    /* sysfs first: it gives one cache instance; sysconf on some VMs reports
+       the sum over all sockets (256 MiB here), which would make the run slow. */
+    size_t llc = 0;
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
+    if (f) {
+        unsigned long kb = 0;
+        char unit = 0;
+        if (fscanf(f, "%lu%c", &kb, &unit) >= 1)
+            llc = (size_t)kb * (unit == 'M' ? 1024 * 1024 : unit == 'K' ? 1024 : 1);
+        fclose(f);
+    }
+#if defined(_POSIX_C_SOURCE) && defined(_SC_LEVEL3_CACHE_SIZE)
+    if (!llc) {
+        long s = sysconf(_SC_LEVEL3_CACHE_SIZE);
+        if (s > 0) llc = (size_t)s;
+    }
+#endif
+    if (!llc) llc = (size_t)32 << 20;
+    if (llc > ((size_t)64 << 20)) llc = (size_t)64 << 20;   /* keep the run short */
+    return 2 * llc;
+}
+
+/* run one test; returns _ST_PASS, _ST_FAILED or _ST_SKIPPED */
+static int _st_run_one(const _st_test *t)
+{
+    /* volatile: read after longjmp */
+    volatile int how;
+    double t0 = _st_now();
+    _st_current = t->name;
+    _st_ctx[0] = 0;
+    _st_running = 1;
+    how = setjmp(_st_jump);
+    if (how == 0) {
+        t->fn();
+        how = _ST_PASS;
+    }
+    _st_running = 0;
+    if (_st_verbose_flag)
+        printf("%-4s %-60s %8.3f s\n", how == _ST_PASS ? "ok" : how == _ST_FAILED ? "FAIL" : "skip",
+               t->name, _st_now() - t0);
+    fflush(stdout);
+    _st_current = "";
+    return how;
+}
+
+int st_main(int argc, char **argv)
+{
+    const char *filter = NULL, *env = getenv("SKEL_TEST_VERBOSE");
+    int i, list = 0, passed = 0, failed = 0, skipped = 0;
+    if (argc > 0 && argv[0]) _st_arg0 = argv[0];
+    _st_verbose_flag = env && env[0] && strcmp(env, "0") != 0;
+    for (i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--list") == 0) list = 1;
+        else if (strcmp(argv[i], "-v") == 0) _st_verbose_flag = 1;
+        else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("usage: %s [-v] [--list] [FILTER]\n"
+                   "  FILTER  run only tests whose name contains FILTER\n"
+                   "  --list  list the test names\n"
+                   "  -v      print each test and its time\n", _st_arg0);
+            return 0;
+        } else if (!filter) filter = argv[i];
+        else { fprintf(stderr, "%s: one filter only\n", _st_arg0); return 2; }
+    }
+    for (i = 0; i < _st_count; ++i) {
+        const _st_test *t = &_st_tests[i];
+        int match = t->hidden ? filter && strcmp(filter, t->name) == 0
+                              : !filter || strstr(t->name, filter) != NULL;
+        if (list) {
+            if (!t->hidden || match) printf("%s\n", t->name);
+            continue;
+        }
+        if (!match) continue;
+        switch (_st_run_one(t)) {
+        case _ST_PASS: ++passed; break;
+        case _ST_FAILED: ++failed; break;
+        default: ++skipped; break;
+        }
+    }
+    if (list) return 0;
+    if (skipped) printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+    else printf("%d passed, %d failed\n", passed, failed);
+    fflush(stdout);
+    free(_st_tests);
+    _st_tests = NULL;
+    return failed ? 1 : 0;
+}
+
+#endif /* SKEL_TEST_IMPLEMENTATION_ONCE */
+#endif /* SKEL_TEST_IMPLEMENTATION */
