@@ -1822,12 +1822,15 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
        SKEL_LOCAL           group memory decl     __shared__ | __local
        SKEL_LOCAL_PTR       pointer into it       (empty) | __local
        SKEL_BARRIER()       group barrier + local fence
+       SKEL_UNROLL          before a constant-count loop: unroll it (may be empty)
        SKEL_LID()           work-item in group (int)
        SKEL_GROUP(), SKEL_NGROUPS()   group id and count (skel_index)
        SKEL_ATOMIC_INC(p)   p: SKEL_GLOBAL skel_uint*; returns the old value
        SKEL_FENCE()         device-wide memory fence
        SKEL_HAS_SHUFFLE     1 when SKEL_SHFL_DOWN/SKEL_SHFL_UP(x, k) exist (CUDA
-                            with opts->shuffle; warps of 32)
+                            with opts->shuffle; warps of 32), and with them
+                            SKEL_SHFL(x, lane), SKEL_BALLOT(p), SKEL_ANY(p),
+                            SKEL_HIBIT(mask) (the scan's warp-wide look-back)
    and the types int8_t .. uint64_t, skel_index (64-bit signed, like the
    host's), skel_uint (32-bit unsigned).  OpenCL also maps the C99 float
    math names (sqrtf, expf, fabsf, ...) to its overloaded built-ins.
@@ -1963,16 +1966,19 @@ static void _skel_kernel_geometry(const skel_skeleton *sk, const _skel_kernel_op
     _skel_kernel_opts_defaults(opts, &o);
     memset(g, 0, sizeof *g);
     g->block = o.block;
-    g->reduce_items = esz == 8 ? 8 : 16;       /* a tile of 16 KiB per group */
-    g->scan_items = esz == 8 ? 4 : 8;
+    /* tiles of 16 KiB (reduce) and 8 KiB (scan) per group, whatever the block */
+    g->reduce_items = (int)(16384 / esz) / g->block;
+    g->scan_items = (int)(8192 / esz) / g->block;
+    if (g->reduce_items < 2) g->reduce_items = 2;
+    if (g->scan_items < 2) g->scan_items = 2;
     g->ov_items = 4;
     g->reduce_tile = g->block * g->reduce_items;
     g->scan_tile = g->block * g->scan_items;
     g->ov_tile = g->block * g->ov_items;
     g->ovc_w = 32;
     g->ovc_h = 64;
-    g->ov2_w = 32;
-    g->ov2_h = g->block / 16;
+    g->ov2_w = 32;                      /* a warp's worth of columns ... */
+    g->ov2_h = g->block / 32 * 8;       /* ... and 8 rows per work-item */
 }
 
 /* ---- the preludes ---- */
@@ -1992,6 +1998,11 @@ static const char _skel_prelude_cuda[] =
     "#define SKEL_FENCE() __threadfence()\n"
     "#define SKEL_SHFL_DOWN(x, k) __shfl_down_sync(0xffffffffu, (x), (k))\n"
     "#define SKEL_SHFL_UP(x, k) __shfl_up_sync(0xffffffffu, (x), (k))\n"
+    "#define SKEL_SHFL(x, lane) __shfl_sync(0xffffffffu, (x), (lane))\n"
+    "#define SKEL_UNROLL _Pragma(\"unroll\")\n"
+    "#define SKEL_BALLOT(p) __ballot_sync(0xffffffffu, (p))\n"
+    "#define SKEL_ANY(p) __any_sync(0xffffffffu, (p))\n"
+    "#define SKEL_HIBIT(m) (31 - __clz((int)(m)))\n"
     "typedef signed char int8_t; typedef unsigned char uint8_t;\n"
     "typedef short int16_t; typedef unsigned short uint16_t;\n"
     "typedef int int32_t; typedef unsigned int uint32_t;\n"
@@ -2003,6 +2014,7 @@ static const char _skel_prelude_opencl[] =
     "#define SKEL_HAS_SHUFFLE 0\n"
     "#define SKEL_KERNEL __kernel\n"
     "#define SKEL_DEVICE static inline\n"
+    "#define SKEL_UNROLL\n"
     "#define SKEL_GLOBAL __global\n"
     "#define SKEL_CONSTANT_PTR __constant\n"
     "#define SKEL_LOCAL __local\n"
@@ -2255,7 +2267,54 @@ static const char _skel_tpl_scan[] =
     "    for (k = 0; k < SKEL_SITEMS; ++k) v[k] = s[SKEL_PAD(b + k < valid ? b + k : 0)];\n"
     "    x = v[0];\n"
     "    for (k = 1; k < SKEL_SITEMS; ++k) if (b + k < valid) x = SKEL_OP(x, v[k]);\n"
-    "    skel_group_scan(x, cnt, r, &p, &agg);\n"
+    "    skel_group_scan(x, cnt, r, &p, &agg);\n";
+/* (C99 caps a string literal at 4095 characters: the kernel continues in
+   the next two strings, which the generator appends in order.) */
+static const char _skel_tpl_scan_lookback[] =
+    "#if SKEL_HAS_SHUFFLE\n"
+    "    /* warp-wide look-back: 32 predecessors' flags per step, the window\n"
+    "       above the nearest inclusive prefix folded in order by shuffles */\n"
+    "    if (lid < 32) {\n"
+    "        SKEL_GLOBAL volatile skel_uint *flag = state + 1;\n"
+    "        SKEL_GLOBAL volatile skel_to *vc = carries;\n"
+    "        skel_to pre = init, q = init;\n"
+    "        int have = exclusive != 0;\n"
+    "        if (seg > 0) {\n"
+    "            skel_index j = tile - 1, first = row * tpr;\n"
+    "            if (lid == 0) { vc[tile] = agg; SKEL_FENCE(); flag[tile] = (epoch << 2) | 1u; }\n"
+    "            have = 0;\n"
+    "            for (;;) {\n"
+    "                skel_index t = j - 31 + lid;\n"
+    "                skel_uint f;\n"
+    "                unsigned pm;\n"
+    "                int top, off;\n"
+    "                /* tiles of earlier rows count as ready aggregates: the row's\n"
+    "                   first tile always publishes a prefix, so they are never used */\n"
+    "                do { f = t >= first ? flag[t] : ((epoch << 2) | 1u); } while (SKEL_ANY((f >> 2) != epoch));\n"
+    "                SKEL_FENCE();\n"
+    "                pm = SKEL_BALLOT((f & 3u) == 2u);\n"
+    "                top = pm ? SKEL_HIBIT(pm) : 0;\n"
+    "                if (t >= first) q = (f & 3u) == 2u ? vc[ntiles + t] : vc[t];\n"
+    "                for (off = 1; off < 32; off <<= 1) {\n"
+    "                    skel_to y = SKEL_SHFL_DOWN(q, off);\n"
+    "                    if (lid + off < 32) q = SKEL_OP(q, y);\n"
+    "                }\n"
+    "                q = SKEL_SHFL(q, top);\n"
+    "                pre = have ? SKEL_OP(q, pre) : q;\n"
+    "                have = 1;\n"
+    "                if (pm) break;\n"
+    "                j -= 32;\n"
+    "            }\n"
+    "        }\n"
+    "        if (lid == 0) {\n"
+    "            vc[ntiles + tile] = have ? SKEL_OP(pre, agg) : agg;\n"
+    "            SKEL_FENCE();\n"
+    "            flag[tile] = (epoch << 2) | 2u;\n"
+    "            carry_s[0] = pre;\n"
+    "            have_s[0] = have;\n"
+    "        }\n"
+    "    }\n"
+    "#else\n"
     "    if (lid == 0) {\n"
     "        SKEL_GLOBAL volatile skel_uint *flag = state + 1;\n"
     "        SKEL_GLOBAL volatile skel_to *vc = carries;\n"
@@ -2282,6 +2341,8 @@ static const char _skel_tpl_scan[] =
     "        carry_s[0] = pre;\n"
     "        have_s[0] = have;\n"
     "    }\n"
+    "#endif\n";
+static const char _skel_tpl_scan_tail[] =
     "    SKEL_BARRIER();\n"
     "    hc = have_s[0] || lid > 0;\n"
     "    c = lid == 0 ? carry_s[0] : have_s[0] ? SKEL_OP(carry_s[0], p) : p;\n"
@@ -2346,6 +2407,7 @@ static const char _skel_tpl_overlap[] =
 static const char _skel_tpl_overlap2d[] =
     "#define SKEL_LW (SKEL_O2W + 2 * SKEL_DC)\n"
     "#define SKEL_LH (SKEL_O2H + 2 * SKEL_DR)\n"
+    "#define SKEL_O2I (SKEL_O2H / (SKEL_BLOCK / SKEL_O2W))\n"
     "SKEL_KERNEL void skel_overlap2d(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *in, skel_index rows,\n"
     "                                skel_index cols, int edge, skel_to edge_value SKEL_W_PARAM SKEL_U_PARAM)\n"
     "{\n"
@@ -2363,11 +2425,20 @@ static const char _skel_tpl_overlap2d[] =
     "        }\n"
     "    }\n"
     "    SKEL_BARRIER();\n"
-    "    for (e = lid; e < SKEL_O2W * SKEL_O2H; e += SKEL_BLOCK) {\n"
-    "        int ly = e / SKEL_O2W, lx = e - ly * SKEL_O2W;\n"
-    "        if (r0 + ly < rows && c0 + lx < cols)\n"
-    "            out[(r0 + ly) * cols + c0 + lx] =\n"
-    "                SKEL_OV2CALL(s + (ly + SKEL_DR) * SKEL_LW + lx + SKEL_DC, (skel_index)SKEL_LW);\n"
+    "    /* each work-item computes SKEL_O2I vertically adjacent outputs into\n"
+    "       registers before storing any: the calls share most of their window\n"
+    "       rows, and the compiler reuses those local-memory loads */\n"
+    "    {\n"
+    "        int lx = lid % SKEL_O2W, ly0 = (lid / SKEL_O2W) * SKEL_O2I, k;\n"
+    "        skel_to res[SKEL_O2I];\n"
+    "        SKEL_UNROLL\n"
+    "        for (k = 0; k < SKEL_O2I; ++k)\n"
+    "            res[k] = SKEL_OV2CALL(s + (ly0 + k + SKEL_DR) * SKEL_LW + lx + SKEL_DC, (skel_index)SKEL_LW);\n"
+    "        if (c0 + lx < cols) {\n"
+    "            SKEL_UNROLL\n"
+    "            for (k = 0; k < SKEL_O2I; ++k)\n"
+    "                if (r0 + ly0 + k < rows) out[(r0 + ly0 + k) * cols + c0 + lx] = res[k];\n"
+    "        }\n"
     "    }\n"
     "}\n";
 
@@ -2495,9 +2566,10 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
     default: break;
     }
     if (need > o.local_mem)
-        return _skel_fail(SKEL_EUNSUPPORTED, "%s %s: its tile needs %zu bytes of local memory, the device has %zu"
-                          " (overlap %d x %d is too wide for the GPU kernels)", _skel_kind_name(sk->kind),
-                          sk->name, need, o.local_mem, sk->dr, sk->dc);
+        return _skel_fail(SKEL_EUNSUPPORTED, "%s %s: its tile needs %zu bytes of local memory, the device has %zu%s",
+                          _skel_kind_name(sk->kind), sk->name, need, o.local_mem,
+                          sk->kind == SKEL_KIND_OVERLAP || sk->kind == SKEL_KIND_OVERLAP2D
+                              ? " (the overlap is too wide for the GPU kernels)" : " (use a smaller block)");
     memset(&b, 0, sizeof b);
     fp64 = sk->out_type == SKEL_DOUBLE || sk->in_type == SKEL_DOUBLE ||
            (sk->has_uniform && strstr(sk->uniform_type, "double")) ||
@@ -2511,6 +2583,11 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
                       "#define SKEL_O2W %d\n#define SKEL_O2H %d\n",
                       g.block, g.reduce_items, g.scan_items, g.ov_items, g.ovc_w, g.ovc_h, g.ov2_w, g.ov2_h);
     _skel_sbuf_printf(&b, "typedef %s skel_to;\ntypedef %s skel_ti;\n", to, ti);
+    /* user functions get a prefix, so a name like hadd or max cannot clash
+       with a built-in of either dialect */
+    if (sk->func_name) _skel_sbuf_printf(&b, "#define %s skel_u_%s\n", sk->func_name, sk->func_name);
+    if (sk->red_name && !(sk->func_name && strcmp(sk->func_name, sk->red_name) == 0))
+        _skel_sbuf_printf(&b, "#define %s skel_u_%s\n", sk->red_name, sk->red_name);
     if (sk->has_uniform && sk->uniform_src) _skel_sbuf_str(&b, sk->uniform_src());
     _skel_put_uparam(&b, sk);
     /* user functions, pointer parameters qualified for their address space */
@@ -2549,6 +2626,8 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
         break;
     case SKEL_KIND_SCAN:
         _skel_sbuf_str(&b, _skel_tpl_scan);
+        _skel_sbuf_str(&b, _skel_tpl_scan_lookback);
+        _skel_sbuf_str(&b, _skel_tpl_scan_tail);
         break;
     case SKEL_KIND_OVERLAP:
         _skel_sbuf_printf(&b, "#define SKEL_D %d\n#define SKEL_OVCALL(p) %s(p SKEL_U_ARG)\n", sk->dr, sk->func_name);
@@ -2710,8 +2789,9 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
         _skel_karg_buf(s, _SKEL_BUF_SCRATCH0 + 1);
         _skel_karg_num(s, _SKEL_ARG_UINT, 0);
         _skel_karg_num(s, _SKEL_ARG_UINT, 1);
-        _skel_karg_num(s, _SKEL_ARG_INT, c->exclusive ? 1 : 0);
-        _skel_karg_elem(s, c->exclusive ? c->init : NULL, esz);
+        /* 1 exclusive, 2 inclusive starting from init, 0 plain inclusive */
+        _skel_karg_num(s, _SKEL_ARG_INT, c->exclusive ? 1 : c->init ? 2 : 0);
+        _skel_karg_elem(s, c->init, esz);
         return SKEL_OK;
     }
     case SKEL_KIND_OVERLAP: {

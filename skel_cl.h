@@ -1,0 +1,1050 @@
+/* skel_cl.h - the OpenCL backend of skel, loaded at run time.
+
+   Adds the backend "opencl" to skel.h: every skeleton runs on an OpenCL
+   device (a GPU, or the CPU through PoCL) with kernels generated from
+   skel.h's portable templates plus the user function's source, built with
+   clBuildProgram for the selected device.  Nothing of OpenCL is needed to
+   build: libOpenCL.so.1 (the ICD loader) is opened with dlopen; where it
+   or a device is missing the backend is simply absent and skel runs on
+   the CPU backends.
+
+   USE
+       In the one .c file that defines SKEL_IMPLEMENTATION:
+           #define SKEL_IMPLEMENTATION
+           #include "skel.h"
+           #include "skel_cl.h"
+       (SKEL_CL_IMPLEMENTATION alone also works in a file that implements
+       skel.h.)  The backend registers itself before main (GCC/Clang
+       constructor); with other compilers call skel_cl_register() before the
+       first skeleton call.  Link -ldl -lpthread -lm as for skel.h.
+
+       SKEL_FUNC(float, add, (float a, float b), return a + b;)
+       SKEL_REDUCE(sum, add, float)
+       ...
+       skel_plan_add(plan, 0, SIZE_MAX, &(skel_variant){ .backend = "opencl" });
+       skel_set_plan(sum, plan);          // or SKEL_BACKEND=opencl
+       skel_reduce(sum, v, &r);
+
+   WHAT RUNS WHERE
+       Containers get a copy in an OpenCL buffer (a memory space of the
+       coherence layer): a call uploads an operand only when the device has
+       no valid copy, leaves its result on the device, and the host copy is
+       refreshed only when the host reads (skel_read) - so a chain of calls
+       moves the data once.  Calls are queued asynchronously (in order);
+       skel_read, a scalar result or skel_cl_finish() waits for them.  A
+       variant {"opencl", .block} sets the work-group size (64..1024, a power
+       of two; 0: 256).  User functions follow skel.h's rules; pointer
+       parameters get their OpenCL address space from the generator.
+       double needs cl_khr_fp64 (SKEL_EUNSUPPORTED where the device lacks it).
+
+   PROGRAM CACHE
+       Built programs are kept per instance in memory and their binaries
+       (CL_PROGRAM_BINARIES) on disk, in the cache directory shared with the
+       CUDA backend, keyed by a hash of the generated source, the build
+       options, the platform, the device and its driver version: a second
+       run of a program builds nothing.  Entries carry a checksum: a
+       truncated or corrupted entry is reported (log) and rebuilt.  Writes
+       are atomic; an unwritable directory only costs build time.
+
+   ENVIRONMENT
+       SKEL_OPENCL_DEVICE=p:d   platform p, device d (indices as in
+                                skel_cl_device_get), or a substring of the
+                                device or platform name; default: the first
+                                GPU, else the first device of any type
+       SKEL_CACHE_DIR=dir       program cache (else $XDG_CACHE_HOME/skel, else
+                                ~/.cache/skel); SKEL_CACHE_DIR=off disables it
+       SKEL_VERBOSE=1           logs platforms, the device, builds, cache hits
+
+   ERRORS
+       A user function that does not compile: SKEL_ECOMPILE with the build
+       log in skel_last_error() (and in full in the log).  Every OpenCL call
+       is checked; a failure gives SKEL_EDEVICE (SKEL_ENOMEM for allocations)
+       naming the call and the error, e.g. "clCreateBuffer:
+       CL_MEM_OBJECT_ALLOCATION_FAILURE (-4)".
+
+   VERSION 0.1.0 (see skel.h)
+*/
+#ifndef SKEL_CL_H
+#define SKEL_CL_H
+
+#include "skel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Register the OpenCL backend now (idempotent).  SKEL_OK when it is
+   usable, SKEL_EBACKEND (with the reason in skel_last_error) when not. */
+int skel_cl_register(void);
+
+/* One OpenCL device, as enumerated over all platforms. */
+typedef struct skel_cl_device_info {
+    char name[128], vendor[128], platform[128];
+    char version[64];               /* "OpenCL 3.0 ..." */
+    char driver[64];                /* driver version */
+    int platform_index, device_index;   /* as SKEL_OPENCL_DEVICE=p:d names it */
+    int is_gpu, is_cpu, is_accelerator;
+    int compute_units;
+    size_t global_mem, local_mem, max_alloc;    /* bytes */
+    size_t max_work_group;          /* work-items */
+    int fp64;                       /* cl_khr_fp64 (or OpenCL 3.0 __opencl_c_fp64) */
+} skel_cl_device_info;
+
+/* Devices on all platforms (0 when OpenCL is absent), and their facts. */
+int skel_cl_device_count(void);
+int skel_cl_device_get(int index, skel_cl_device_info *out);
+/* Index of the device the backend uses, or -1 when it is absent. */
+int skel_cl_device_selected(void);
+/* Wait until every queued call has finished. */
+int skel_cl_finish(void);
+
+/* Counters since the program started (for tests and benchmarks). */
+typedef struct skel_cl_stats {
+    long builds;                    /* programs built from source */
+    long disk_loads;                /* programs built from a cached binary */
+    long disk_writes;               /* binaries written to the disk cache */
+    long disk_rejects;              /* corrupt or unusable cache entries (rebuilt) */
+    long uploads, downloads;        /* host <-> device copies of containers */
+    long launches;                  /* kernels enqueued */
+    double build_seconds;           /* spent in clBuildProgram from source */
+    double load_seconds;            /* spent loading cached binaries */
+} skel_cl_stats;
+void skel_cl_stats_get(skel_cl_stats *out);
+
+/* For tests: forget every built program kept in memory, so the next call
+   looks in the disk cache again; and pretend the device lacks fp64. */
+void skel_cl_forget_programs(void);
+void skel_cl_pretend_no_fp64(int on);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SKEL_CL_H */
+
+/* ======================================================================
+   IMPLEMENTATION
+   It lives in the translation unit that implements skel.h and uses that
+   half's private functions (coherence, registry, kernel templates).
+   ====================================================================== */
+#if (defined(SKEL_IMPLEMENTATION) || defined(SKEL_CL_IMPLEMENTATION)) && !defined(_SKEL_CL_IMPL_DONE)
+#define _SKEL_CL_IMPL_DONE
+#ifndef _SKEL_IMPL_DONE
+#error "skel_cl.h: include it after skel.h in the file that defines SKEL_IMPLEMENTATION"
+#endif
+
+#include <dlfcn.h>
+#include <ctype.h>
+
+/* ---------------------------------------------------------------------
+   opencl: the subset of the API we use, declared here (no CL headers)
+   --------------------------------------------------------------------- */
+typedef int32_t cl_int;
+typedef uint32_t cl_uint;
+typedef uint64_t cl_ulong;
+typedef cl_uint cl_bool;
+typedef cl_ulong cl_bitfield;
+typedef cl_bitfield cl_device_type, cl_mem_flags, cl_command_queue_properties;
+typedef cl_uint cl_platform_info, cl_device_info, cl_program_info, cl_program_build_info,
+    cl_kernel_work_group_info;
+typedef intptr_t cl_context_properties;
+typedef struct _cl_platform_id *cl_platform_id;
+typedef struct _cl_device_id *cl_device_id;
+typedef struct _cl_context *cl_context;
+typedef struct _cl_command_queue *cl_command_queue;
+typedef struct _cl_mem *cl_mem;
+typedef struct _cl_program *cl_program;
+typedef struct _cl_kernel *cl_kernel;
+typedef struct _cl_event *cl_event;
+
+#define _SKEL_CL_PLATFORM_VERSION 0x0901
+#define _SKEL_CL_PLATFORM_NAME 0x0902
+#define _SKEL_CL_DEVICE_TYPE_CPU (1 << 1)
+#define _SKEL_CL_DEVICE_TYPE_GPU (1 << 2)
+#define _SKEL_CL_DEVICE_TYPE_ACCELERATOR (1 << 3)
+#define _SKEL_CL_DEVICE_TYPE_ALL 0xFFFFFFFFu
+#define _SKEL_CL_DEVICE_TYPE 0x1000
+#define _SKEL_CL_DEVICE_MAX_COMPUTE_UNITS 0x1002
+#define _SKEL_CL_DEVICE_MAX_WORK_GROUP_SIZE 0x1004
+#define _SKEL_CL_DEVICE_MAX_MEM_ALLOC_SIZE 0x1010
+#define _SKEL_CL_DEVICE_GLOBAL_MEM_SIZE 0x101F
+#define _SKEL_CL_DEVICE_LOCAL_MEM_SIZE 0x1023
+#define _SKEL_CL_DEVICE_NAME 0x102B
+#define _SKEL_CL_DEVICE_VENDOR 0x102C
+#define _SKEL_CL_DRIVER_VERSION 0x102D
+#define _SKEL_CL_DEVICE_VERSION 0x102F
+#define _SKEL_CL_DEVICE_EXTENSIONS 0x1030
+#define _SKEL_CL_DEVICE_OPENCL_C_VERSION 0x103D
+#define _SKEL_CL_MEM_READ_WRITE (1 << 0)
+#define _SKEL_CL_MEM_READ_ONLY (1 << 2)
+#define _SKEL_CL_MEM_COPY_HOST_PTR (1 << 5)
+#define _SKEL_CL_PROGRAM_BINARY_SIZES 0x1165
+#define _SKEL_CL_PROGRAM_BINARIES 0x1166
+#define _SKEL_CL_PROGRAM_BUILD_LOG 0x1183
+#define _SKEL_CL_KERNEL_WORK_GROUP_SIZE 0x11B0
+#define _SKEL_CL_BUILD_PROGRAM_FAILURE (-11)
+
+/* The entry points, filled by dlsym from the name table below. */
+typedef struct _skel_cl_api {
+    cl_int (*clGetPlatformIDs)(cl_uint, cl_platform_id *, cl_uint *);
+    cl_int (*clGetPlatformInfo)(cl_platform_id, cl_platform_info, size_t, void *, size_t *);
+    cl_int (*clGetDeviceIDs)(cl_platform_id, cl_device_type, cl_uint, cl_device_id *, cl_uint *);
+    cl_int (*clGetDeviceInfo)(cl_device_id, cl_device_info, size_t, void *, size_t *);
+    cl_context (*clCreateContext)(const cl_context_properties *, cl_uint, const cl_device_id *,
+                                  void (*)(const char *, const void *, size_t, void *), void *, cl_int *);
+    cl_command_queue (*clCreateCommandQueue)(cl_context, cl_device_id, cl_command_queue_properties, cl_int *);
+    cl_mem (*clCreateBuffer)(cl_context, cl_mem_flags, size_t, void *, cl_int *);
+    cl_int (*clReleaseMemObject)(cl_mem);
+    cl_int (*clEnqueueWriteBuffer)(cl_command_queue, cl_mem, cl_bool, size_t, size_t, const void *, cl_uint,
+                                   const cl_event *, cl_event *);
+    cl_int (*clEnqueueReadBuffer)(cl_command_queue, cl_mem, cl_bool, size_t, size_t, void *, cl_uint,
+                                  const cl_event *, cl_event *);
+    cl_int (*clEnqueueCopyBuffer)(cl_command_queue, cl_mem, cl_mem, size_t, size_t, size_t, cl_uint,
+                                  const cl_event *, cl_event *);
+    cl_int (*clEnqueueFillBuffer)(cl_command_queue, cl_mem, const void *, size_t, size_t, size_t, cl_uint,
+                                  const cl_event *, cl_event *);
+    cl_program (*clCreateProgramWithSource)(cl_context, cl_uint, const char **, const size_t *, cl_int *);
+    cl_program (*clCreateProgramWithBinary)(cl_context, cl_uint, const cl_device_id *, const size_t *,
+                                            const unsigned char **, cl_int *, cl_int *);
+    cl_int (*clBuildProgram)(cl_program, cl_uint, const cl_device_id *, const char *,
+                             void (*)(cl_program, void *), void *);
+    cl_int (*clGetProgramBuildInfo)(cl_program, cl_device_id, cl_program_build_info, size_t, void *, size_t *);
+    cl_int (*clGetProgramInfo)(cl_program, cl_program_info, size_t, void *, size_t *);
+    cl_int (*clReleaseProgram)(cl_program);
+    cl_kernel (*clCreateKernel)(cl_program, const char *, cl_int *);
+    cl_int (*clReleaseKernel)(cl_kernel);
+    cl_int (*clSetKernelArg)(cl_kernel, cl_uint, size_t, const void *);
+    cl_int (*clGetKernelWorkGroupInfo)(cl_kernel, cl_device_id, cl_kernel_work_group_info, size_t, void *, size_t *);
+    cl_int (*clEnqueueNDRangeKernel)(cl_command_queue, cl_kernel, cl_uint, const size_t *, const size_t *,
+                                     const size_t *, cl_uint, const cl_event *, cl_event *);
+    cl_int (*clFlush)(cl_command_queue);
+    cl_int (*clFinish)(cl_command_queue);
+} _skel_cl_api;
+
+static const char *const _skel_cl_names[] = {   /* _skel_cl_api's members, in order */
+    "clGetPlatformIDs", "clGetPlatformInfo", "clGetDeviceIDs", "clGetDeviceInfo", "clCreateContext",
+    "clCreateCommandQueue", "clCreateBuffer", "clReleaseMemObject", "clEnqueueWriteBuffer",
+    "clEnqueueReadBuffer", "clEnqueueCopyBuffer", "clEnqueueFillBuffer", "clCreateProgramWithSource",
+    "clCreateProgramWithBinary", "clBuildProgram", "clGetProgramBuildInfo", "clGetProgramInfo",
+    "clReleaseProgram", "clCreateKernel", "clReleaseKernel", "clSetKernelArg", "clGetKernelWorkGroupInfo",
+    "clEnqueueNDRangeKernel", "clFlush", "clFinish"
+};
+
+/* the loader fills _skel_cl_api as an array of pointers: the sizes must agree */
+typedef char _skel_cl_api_matches_names[sizeof(_skel_cl_api) == sizeof _skel_cl_names / sizeof *_skel_cl_names *
+                                        sizeof(void (*)(void)) ? 1 : -1];
+
+/* ---------------------------------------------------------------------
+   opencl: state and error reporting
+   --------------------------------------------------------------------- */
+#define _SKEL_CL_MAX_DEVICES 32
+typedef struct _skel_cl_dev {
+    skel_cl_device_info info;
+    cl_platform_id platform;
+    cl_device_id id;
+    char platform_version[64], c_version[64];
+} _skel_cl_dev;
+
+static struct {
+    _skel_cl_api api;
+    void *lib;
+    int probed, available, registered, ctor_added;
+    int ndev, sel;                  /* devices; the selected one (-1 none) */
+    _skel_cl_dev dev[_SKEL_CL_MAX_DEVICES];
+    int ready;                      /* context made: 0 not yet, 1 yes, -1 failed */
+    char ready_error[1024];
+    cl_context ctx;
+    cl_command_queue queue;
+    int backend, space;             /* registry index, memory space id */
+    cl_mem scratch[3];              /* reused between calls (in-order queue) */
+    size_t scratch_bytes[3];
+    int no_fp64;                    /* test knob */
+    skel_cl_stats stats;
+    struct _skel_cl_prog *programs; /* every built program, for forgetting */
+} _skel_cl;
+static pthread_mutex_t _skel_cl_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *_skel_cl_error_name(cl_int e)
+{
+    static const char *const low[] = {   /* 0 .. -19 */
+        "CL_SUCCESS", "CL_DEVICE_NOT_FOUND", "CL_DEVICE_NOT_AVAILABLE", "CL_COMPILER_NOT_AVAILABLE",
+        "CL_MEM_OBJECT_ALLOCATION_FAILURE", "CL_OUT_OF_RESOURCES", "CL_OUT_OF_HOST_MEMORY",
+        "CL_PROFILING_INFO_NOT_AVAILABLE", "CL_MEM_COPY_OVERLAP", "CL_IMAGE_FORMAT_MISMATCH",
+        "CL_IMAGE_FORMAT_NOT_SUPPORTED", "CL_BUILD_PROGRAM_FAILURE", "CL_MAP_FAILURE",
+        "CL_MISALIGNED_SUB_BUFFER_OFFSET", "CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST",
+        "CL_COMPILE_PROGRAM_FAILURE", "CL_LINKER_NOT_AVAILABLE", "CL_LINK_PROGRAM_FAILURE",
+        "CL_DEVICE_PARTITION_FAILED", "CL_KERNEL_ARG_INFO_NOT_AVAILABLE"
+    };
+    static const char *const high[] = {  /* -30 .. -70 */
+        "CL_INVALID_VALUE", "CL_INVALID_DEVICE_TYPE", "CL_INVALID_PLATFORM", "CL_INVALID_DEVICE",
+        "CL_INVALID_CONTEXT", "CL_INVALID_QUEUE_PROPERTIES", "CL_INVALID_COMMAND_QUEUE", "CL_INVALID_HOST_PTR",
+        "CL_INVALID_MEM_OBJECT", "CL_INVALID_IMAGE_FORMAT_DESCRIPTOR", "CL_INVALID_IMAGE_SIZE",
+        "CL_INVALID_SAMPLER", "CL_INVALID_BINARY", "CL_INVALID_BUILD_OPTIONS", "CL_INVALID_PROGRAM",
+        "CL_INVALID_PROGRAM_EXECUTABLE", "CL_INVALID_KERNEL_NAME", "CL_INVALID_KERNEL_DEFINITION",
+        "CL_INVALID_KERNEL", "CL_INVALID_ARG_INDEX", "CL_INVALID_ARG_VALUE", "CL_INVALID_ARG_SIZE",
+        "CL_INVALID_KERNEL_ARGS", "CL_INVALID_WORK_DIMENSION", "CL_INVALID_WORK_GROUP_SIZE",
+        "CL_INVALID_WORK_ITEM_SIZE", "CL_INVALID_GLOBAL_OFFSET", "CL_INVALID_EVENT_WAIT_LIST",
+        "CL_INVALID_EVENT", "CL_INVALID_OPERATION", "CL_INVALID_GL_OBJECT", "CL_INVALID_BUFFER_SIZE",
+        "CL_INVALID_MIP_LEVEL", "CL_INVALID_GLOBAL_WORK_SIZE", "CL_INVALID_PROPERTY",
+        "CL_INVALID_IMAGE_DESCRIPTOR", "CL_INVALID_COMPILER_OPTIONS", "CL_INVALID_LINKER_OPTIONS",
+        "CL_INVALID_DEVICE_PARTITION_COUNT", "CL_INVALID_PIPE_SIZE", "CL_INVALID_DEVICE_QUEUE"
+    };
+    if (e <= 0 && e >= -19) return low[-e];
+    if (e <= -30 && e >= -70) return high[-30 - e];
+    if (e == -1001) return "CL_PLATFORM_NOT_FOUND_KHR";
+    return "unknown OpenCL error";
+}
+
+/* The one place an OpenCL status becomes a skel status. */
+static int _skel_cl_check(cl_int err, const char *call)
+{
+    if (err == 0) return SKEL_OK;
+    return _skel_fail(err == -4 || err == -6 || err == -5 ? SKEL_ENOMEM : SKEL_EDEVICE, "opencl: %s: %s (%d)",
+                      call, _skel_cl_error_name(err), (int)err);
+}
+/* Call an entry point that returns cl_int; check it with its name. */
+#define _SKEL_CL(fn, ...) _skel_cl_check(_skel_cl.api.fn(__VA_ARGS__), #fn)
+/* Check the errcode_ret of an entry point that returns an object. */
+#define _SKEL_CL_ERR(err, fn) _skel_cl_check((err), #fn)
+
+/* ---------------------------------------------------------------------
+   opencl: loading, platforms and devices
+   --------------------------------------------------------------------- */
+static void _skel_cl_str(cl_device_id d, cl_device_info what, char *buf, size_t size)
+{
+    buf[0] = 0;
+    if (_skel_cl.api.clGetDeviceInfo(d, what, size - 1, buf, NULL) != 0) buf[0] = 0;
+    buf[size - 1] = 0;
+}
+
+static int _skel_cl_has_ext(cl_device_id d, const char *ext)
+{
+    size_t n = 0;
+    char *buf;
+    int has = 0;
+    if (_skel_cl.api.clGetDeviceInfo(d, _SKEL_CL_DEVICE_EXTENSIONS, 0, NULL, &n) != 0 || !n) return 0;
+    if (!(buf = (char *)SKEL_MALLOC(n + 1))) return 0;
+    if (_skel_cl.api.clGetDeviceInfo(d, _SKEL_CL_DEVICE_EXTENSIONS, n, buf, NULL) == 0) {
+        buf[n] = 0;
+        has = strstr(buf, ext) != NULL;
+    }
+    SKEL_FREE(buf);
+    return has;
+}
+
+static void _skel_cl_describe(_skel_cl_dev *d)
+{
+    skel_cl_device_info *i = &d->info;
+    cl_device_type type = 0;
+    cl_uint cu = 0;
+    cl_ulong gm = 0, lm = 0, ma = 0;
+    size_t wg = 0;
+    _skel_cl_api *a = &_skel_cl.api;
+    _skel_cl_str(d->id, _SKEL_CL_DEVICE_NAME, i->name, sizeof i->name);
+    _skel_cl_str(d->id, _SKEL_CL_DEVICE_VENDOR, i->vendor, sizeof i->vendor);
+    _skel_cl_str(d->id, _SKEL_CL_DEVICE_VERSION, i->version, sizeof i->version);
+    _skel_cl_str(d->id, _SKEL_CL_DRIVER_VERSION, i->driver, sizeof i->driver);
+    _skel_cl_str(d->id, _SKEL_CL_DEVICE_OPENCL_C_VERSION, d->c_version, sizeof d->c_version);
+    a->clGetDeviceInfo(d->id, _SKEL_CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    a->clGetDeviceInfo(d->id, _SKEL_CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
+    a->clGetDeviceInfo(d->id, _SKEL_CL_DEVICE_GLOBAL_MEM_SIZE, sizeof gm, &gm, NULL);
+    a->clGetDeviceInfo(d->id, _SKEL_CL_DEVICE_LOCAL_MEM_SIZE, sizeof lm, &lm, NULL);
+    a->clGetDeviceInfo(d->id, _SKEL_CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof ma, &ma, NULL);
+    a->clGetDeviceInfo(d->id, _SKEL_CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+    i->is_gpu = (type & _SKEL_CL_DEVICE_TYPE_GPU) != 0;
+    i->is_cpu = (type & _SKEL_CL_DEVICE_TYPE_CPU) != 0;
+    i->is_accelerator = (type & _SKEL_CL_DEVICE_TYPE_ACCELERATOR) != 0;
+    i->compute_units = (int)cu;
+    i->global_mem = (size_t)gm;
+    i->local_mem = (size_t)lm;
+    i->max_alloc = (size_t)ma;
+    i->max_work_group = wg;
+    i->fp64 = _skel_cl_has_ext(d->id, "cl_khr_fp64") || _skel_cl_has_ext(d->id, "__opencl_c_fp64");
+}
+
+static int _skel_cl_icase_contains(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle), i, k;
+    for (i = 0; hay[i]; ++i) {
+        for (k = 0; k < n && hay[i + k] && tolower((unsigned char)hay[i + k]) == tolower((unsigned char)needle[k]); ++k) {}
+        if (k == n) return 1;
+    }
+    return n == 0;
+}
+
+/* SKEL_OPENCL_DEVICE, else the first GPU, else the first device. */
+static int _skel_cl_choose(void)
+{
+    const char *env = getenv("SKEL_OPENCL_DEVICE");
+    int i, p, d;
+    char tail;
+    if (env && *env) {
+        if (sscanf(env, "%d:%d%c", &p, &d, &tail) == 2) {
+            for (i = 0; i < _skel_cl.ndev; ++i)
+                if (_skel_cl.dev[i].info.platform_index == p && _skel_cl.dev[i].info.device_index == d) return i;
+        } else {
+            for (i = 0; i < _skel_cl.ndev; ++i)
+                if (_skel_cl_icase_contains(_skel_cl.dev[i].info.name, env)) return i;
+            for (i = 0; i < _skel_cl.ndev; ++i)
+                if (_skel_cl_icase_contains(_skel_cl.dev[i].info.platform, env)) return i;
+        }
+        _skel_log(SKEL_LOG_WARN, "opencl: SKEL_OPENCL_DEVICE=%s names no device; the backend is absent", env);
+        return -1;
+    }
+    for (i = 0; i < _skel_cl.ndev; ++i)
+        if (_skel_cl.dev[i].info.is_gpu) return i;
+    return _skel_cl.ndev > 0 ? 0 : -1;
+}
+
+/* Load the library and enumerate devices, once.  1 when a device is selected. */
+static int _skel_cl_probe(void)
+{
+    cl_platform_id plats[16];
+    cl_uint np = 0, p, nd, d;
+    size_t k;
+    if (_skel_cl.probed) return _skel_cl.available;
+    _skel_cl.probed = 1;
+    _skel_cl.sel = -1;
+    _skel_cl.lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!_skel_cl.lib) _skel_cl.lib = dlopen("libOpenCL.so", RTLD_NOW | RTLD_LOCAL);
+    if (!_skel_cl.lib) {
+        _skel_log(SKEL_LOG_INFO, "opencl: libOpenCL.so.1 not found; the backend is absent");
+        return 0;
+    }
+    for (k = 0; k < sizeof _skel_cl_names / sizeof *_skel_cl_names; ++k) {
+        void *f = dlsym(_skel_cl.lib, _skel_cl_names[k]);
+        if (!f) {
+            _skel_log(SKEL_LOG_WARN, "opencl: %s missing from libOpenCL; the backend is absent", _skel_cl_names[k]);
+            return 0;
+        }
+        memcpy((char *)&_skel_cl.api + k * sizeof f, &f, sizeof f);   /* the struct is that table, in order */
+    }
+    if (_skel_cl.api.clGetPlatformIDs(16, plats, &np) != 0 || np == 0) {
+        _skel_log(SKEL_LOG_INFO, "opencl: no platform; the backend is absent");
+        return 0;
+    }
+    if (np > 16) np = 16;
+    for (p = 0; p < np; ++p) {
+        cl_device_id ids[_SKEL_CL_MAX_DEVICES];
+        char pname[128], pver[64];
+        pname[0] = pver[0] = 0;
+        _skel_cl.api.clGetPlatformInfo(plats[p], _SKEL_CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
+        _skel_cl.api.clGetPlatformInfo(plats[p], _SKEL_CL_PLATFORM_VERSION, sizeof pver - 1, pver, NULL);
+        pname[sizeof pname - 1] = pver[sizeof pver - 1] = 0;
+        nd = 0;
+        if (_skel_cl.api.clGetDeviceIDs(plats[p], _SKEL_CL_DEVICE_TYPE_ALL, _SKEL_CL_MAX_DEVICES, ids, &nd) != 0) continue;
+        if (nd > _SKEL_CL_MAX_DEVICES) nd = _SKEL_CL_MAX_DEVICES;
+        for (d = 0; d < nd && _skel_cl.ndev < _SKEL_CL_MAX_DEVICES; ++d) {
+            _skel_cl_dev *x = &_skel_cl.dev[_skel_cl.ndev++];
+            memset(x, 0, sizeof *x);
+            x->platform = plats[p];
+            x->id = ids[d];
+            x->info.platform_index = (int)p;
+            x->info.device_index = (int)d;
+            snprintf(x->info.platform, sizeof x->info.platform, "%s", pname);
+            snprintf(x->platform_version, sizeof x->platform_version, "%s", pver);
+            _skel_cl_describe(x);
+            _skel_log(SKEL_LOG_INFO, "opencl: device %d:%d %s (%s, %s, driver %s, %d CUs, %zu KiB local%s)", (int)p,
+                      (int)d, x->info.name, pname, x->info.version, x->info.driver, x->info.compute_units,
+                      x->info.local_mem / 1024, x->info.fp64 ? ", fp64" : "");
+        }
+    }
+    _skel_cl.sel = _skel_cl_choose();
+    _skel_cl.available = _skel_cl.sel >= 0;
+    if (!_skel_cl.ndev) _skel_log(SKEL_LOG_INFO, "opencl: no device; the backend is absent");
+    return _skel_cl.available;
+}
+
+/* The context and queue, made on first use (under _skel_cl_lock). */
+static int _skel_cl_ready(void)
+{
+    cl_int err;
+    _skel_cl_dev *d;
+    if (_skel_cl.ready == 1) return SKEL_OK;
+    if (_skel_cl.ready == -1) return _skel_fail(SKEL_EDEVICE, "%s", _skel_cl.ready_error);
+    d = &_skel_cl.dev[_skel_cl.sel];
+    _skel_cl.ctx = _skel_cl.api.clCreateContext(NULL, 1, &d->id, NULL, NULL, &err);
+    if (_SKEL_CL_ERR(err, clCreateContext) == SKEL_OK) {
+        _skel_cl.queue = _skel_cl.api.clCreateCommandQueue(_skel_cl.ctx, d->id, 0, &err);
+        if (_SKEL_CL_ERR(err, clCreateCommandQueue) == SKEL_OK) { _skel_cl.ready = 1; return SKEL_OK; }
+    }
+    _skel_cl.ready = -1;
+    memcpy(_skel_cl.ready_error, skel_last_error(), sizeof _skel_cl.ready_error - 1);
+    return SKEL_EDEVICE;
+}
+
+/* ---------------------------------------------------------------------
+   opencl: the memory space (buffers for containers)
+   --------------------------------------------------------------------- */
+/* Only our run function acquires containers in this space, so these are
+   called with _skel_cl_lock held and the context made (download also from
+   skel_read: OpenCL queues are thread-safe). */
+static int _skel_cl_alloc(void *ctx, size_t bytes, void **dev)
+{
+    cl_int err;
+    (void)ctx;
+    _SKEL_TRY(_skel_cl_ready());
+    *dev = _skel_cl.api.clCreateBuffer(_skel_cl.ctx, _SKEL_CL_MEM_READ_WRITE, bytes, NULL, &err);
+    return _SKEL_CL_ERR(err, clCreateBuffer);
+}
+
+static void _skel_cl_release(void *ctx, void *dev)
+{
+    (void)ctx;
+    if (dev) _skel_cl.api.clReleaseMemObject((cl_mem)dev);
+}
+
+static int _skel_cl_upload(void *ctx, void *dev, const void *host, size_t bytes)
+{
+    (void)ctx;
+    _skel_cl.stats.uploads++;
+    return _SKEL_CL(clEnqueueWriteBuffer, _skel_cl.queue, (cl_mem)dev, 1, 0, bytes, host, 0, NULL, NULL);
+}
+
+static int _skel_cl_download(void *ctx, void *host, const void *dev, size_t bytes)
+{
+    (void)ctx;
+    _skel_cl.stats.downloads++;
+    return _SKEL_CL(clEnqueueReadBuffer, _skel_cl.queue, (cl_mem)dev, 1, 0, bytes, host, 0, NULL, NULL);
+}
+
+/* ---------------------------------------------------------------------
+   opencl: programs, in memory per instance and on disk
+   A cache file holds one program binary:
+       "SKELCLB1"  u64 key  u64 payload bytes  u64 payload hash   payload
+   --------------------------------------------------------------------- */
+#define _SKEL_CL_KERNELS 4
+typedef struct _skel_cl_prog {
+    struct _skel_cl_prog *next_inst;    /* the instance's other programs (other block sizes) */
+    struct _skel_cl_prog *next_all;
+    int block;
+    cl_program program;                 /* NULL after skel_cl_forget_programs */
+    const char *kname[_SKEL_CL_KERNELS];
+    cl_kernel kernel[_SKEL_CL_KERNELS];
+} _skel_cl_prog;
+
+typedef struct _skel_cl_hdr {
+    char magic[8];
+    uint64_t key, bytes, check;
+} _skel_cl_hdr;
+
+static void _skel_cl_drop(_skel_cl_prog *p)
+{
+    int k;
+    for (k = 0; k < _SKEL_CL_KERNELS; ++k)
+        if (p->kernel[k]) { _skel_cl.api.clReleaseKernel(p->kernel[k]); p->kernel[k] = NULL; p->kname[k] = NULL; }
+    if (p->program) _skel_cl.api.clReleaseProgram(p->program);
+    p->program = NULL;
+}
+
+static void _skel_cl_build_log(cl_program prog, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    _skel_cl.api.clGetProgramBuildInfo(prog, _skel_cl.dev[_skel_cl.sel].id, _SKEL_CL_PROGRAM_BUILD_LOG, size - 1, buf, &n);
+    buf[size - 1] = 0;
+}
+
+static void _skel_cl_cache_path(uint64_t key, char *path, size_t size)
+{
+    const char *dir = _skel_cache_dir();
+    if (!*dir) { path[0] = 0; return; }
+    snprintf(path, size, "%s/opencl-%016llx.bin", dir, (unsigned long long)key);
+}
+
+/* PoCL (3.1 seen) can hand out a binary without its bitcode when it found
+   the build in its own kernel cache while another process was writing it,
+   and aborts (assert) when such a binary is loaded.  Its binaries start
+   with "poclbin" and carry the bitcode as a file "program.bc": one without
+   it is neither stored nor loaded. */
+static int _skel_cl_binary_plausible(const unsigned char *bin, size_t bytes)
+{
+    static const char want[] = "program.bc";
+    size_t i, n = sizeof want - 1;
+    if (bytes < 8 || memcmp(bin, "poclbin", 8) != 0) return 1;
+    for (i = 0; i + n <= bytes; ++i)
+        if (memcmp(bin + i, want, n) == 0) return 1;
+    return 0;
+}
+
+/* A program from a cached binary, or NULL (a bad entry is logged and counted). */
+static cl_program _skel_cl_load_cached(const char *path, uint64_t key)
+{
+    _skel_cl_dev *d = &_skel_cl.dev[_skel_cl.sel];
+    size_t size = 0, bytes;
+    unsigned char *file;
+    const unsigned char *bin;
+    _skel_cl_hdr h;
+    cl_program prog = NULL;
+    cl_int err = 0, status = 0;
+    const char *why = NULL;
+    double t0 = _skel_now();
+    if (!path[0] || !(file = _skel_read_file(path, &size))) return NULL;
+    if (size < sizeof h) why = "truncated header";
+    else {
+        memcpy(&h, file, sizeof h);
+        bytes = size - sizeof h;
+        bin = file + sizeof h;
+        if (memcmp(h.magic, "SKELCLB1", 8) != 0) why = "bad magic";
+        else if (h.key != key) why = "key mismatch";
+        else if (h.bytes != bytes) why = "truncated payload";
+        else if (h.check != _skel_hash(_SKEL_HASH_SEED, bin, bytes)) why = "checksum mismatch";
+        else if (!_skel_cl_binary_plausible(bin, bytes)) why = "a PoCL binary without its bitcode";
+        else {
+            prog = _skel_cl.api.clCreateProgramWithBinary(_skel_cl.ctx, 1, &d->id, &bytes, &bin, &status, &err);
+            if (err != 0 || status != 0) { why = "the driver rejected the binary"; prog = NULL; }
+            else if (_skel_cl.api.clBuildProgram(prog, 1, &d->id, "", NULL, NULL) != 0) {
+                why = "the binary did not build";
+                _skel_cl.api.clReleaseProgram(prog);
+                prog = NULL;
+            }
+        }
+    }
+    SKEL_FREE(file);
+    if (why) {
+        _skel_cl.stats.disk_rejects++;
+        _skel_log(SKEL_LOG_WARN, "opencl: cache entry %s is unusable (%s); rebuilding it", path, why);
+        return NULL;
+    }
+    _skel_cl.stats.disk_loads++;
+    _skel_cl.stats.load_seconds += _skel_now() - t0;
+    _skel_log(SKEL_LOG_INFO, "opencl: program loaded from %s", path);
+    return prog;
+}
+
+static void _skel_cl_store_cached(const char *path, uint64_t key, cl_program prog)
+{
+    size_t bytes = 0;
+    unsigned char *bin;
+    _skel_cl_hdr h;
+    if (!path[0]) return;
+    if (_skel_cl.api.clGetProgramInfo(prog, _SKEL_CL_PROGRAM_BINARY_SIZES, sizeof bytes, &bytes, NULL) != 0 || !bytes)
+        return;
+    if (!(bin = (unsigned char *)SKEL_MALLOC(bytes))) return;
+    if (_skel_cl.api.clGetProgramInfo(prog, _SKEL_CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) != 0)
+        _skel_log(SKEL_LOG_INFO, "opencl: no program binary; %s is not cached", path);
+    else if (!_skel_cl_binary_plausible(bin, bytes))
+        _skel_log(SKEL_LOG_WARN, "opencl: the driver returned a PoCL binary without bitcode; %s is not cached", path);
+    else {
+        memcpy(h.magic, "SKELCLB1", 8);
+        h.key = key;
+        h.bytes = bytes;
+        h.check = _skel_hash(_SKEL_HASH_SEED, bin, bytes);
+        if (_skel_write_atomic(path, &h, sizeof h, bin, bytes) == 0) _skel_cl.stats.disk_writes++;
+        else _skel_log(SKEL_LOG_INFO, "opencl: cannot write %s; the program is not cached", path);
+    }
+    SKEL_FREE(bin);
+}
+
+static int _skel_cl_uses_double(const skel_skeleton *sk)
+{
+    return sk->out_type == SKEL_DOUBLE || sk->in_type == SKEL_DOUBLE ||
+           (sk->has_uniform && (strstr(sk->uniform_type, "double") ||
+                                (sk->uniform_src && strstr(sk->uniform_src(), "double"))));
+}
+
+static void _skel_cl_opts(int block, _skel_kernel_opts *o)
+{
+    const skel_cl_device_info *i = &_skel_cl.dev[_skel_cl.sel].info;
+    memset(o, 0, sizeof *o);
+    o->block = block;
+    o->compute_units = i->compute_units;
+    o->local_mem = i->local_mem > 1024 ? i->local_mem - 1024 : i->local_mem;
+    if (o->local_mem > 65536) o->local_mem = 65536;
+}
+
+/* The program text of sk for work-groups of `block`, its build options
+   (64 bytes) and its cache key. */
+static int _skel_cl_source(const skel_skeleton *sk, int block, char **src, char *options, uint64_t *key)
+{
+    _skel_cl_dev *d = &_skel_cl.dev[_skel_cl.sel];
+    _skel_kernel_opts o;
+    _skel_cl_opts(block, &o);
+    _SKEL_TRY(_skel_kernel_source(sk, _SKEL_DIALECT_OPENCL, &o, src));
+    /* OpenCL C 1.2 where the device has it (the templates need nothing newer) */
+    snprintf(options, 64, "%s", strstr(d->c_version, "OpenCL C 1.0") || strstr(d->c_version, "OpenCL C 1.1")
+                                    ? "" : "-cl-std=CL1.2");
+    *key = _skel_hash_str(_SKEL_HASH_SEED, *src);
+    *key = _skel_hash_str(*key, options);
+    *key = _skel_hash_str(*key, d->info.platform);
+    *key = _skel_hash_str(*key, d->platform_version);
+    *key = _skel_hash_str(*key, d->info.name);
+    *key = _skel_hash_str(*key, d->info.version);
+    *key = _skel_hash_str(*key, d->info.driver);
+    return SKEL_OK;
+}
+
+/* For tests: the disk cache file of sk's program for `block` ("" when the
+   cache is off). */
+int _skel_cl_cache_file(skel_skeleton *sk, int block, char *path, size_t size)
+{
+    char *src = NULL, options[64];
+    uint64_t key;
+    if (!_skel_cl.registered) return _skel_fail(SKEL_EBACKEND, "opencl: backend absent");
+    _SKEL_TRY(_skel_cl_source(sk, block, &src, options, &key));
+    SKEL_FREE(src);
+    _skel_cl_cache_path(key, path, size);
+    return SKEL_OK;
+}
+
+/* For tests (another translation unit cannot see the template types):
+   the program text of sk in dialect 1 (CUDA) or 2 (OpenCL) for a device
+   with local_mem bytes of local memory (0: default), to free(); and the
+   launch plan of a call as text, "kernel:groups kernel:groups result=k". */
+int _skel_cl_test_source(const skel_skeleton *sk, int dialect, size_t local_mem, char **src)
+{
+    _skel_kernel_opts o;
+    memset(&o, 0, sizeof o);
+    o.local_mem = local_mem;
+    return _skel_kernel_source(sk, dialect, &o, src);
+}
+
+int _skel_cl_test_plan(skel_skeleton *sk, const skel_call *c, int compute_units, char *desc, size_t size)
+{
+    _skel_kernel_opts o;
+    _skel_shape sh;
+    _skel_kplan p;
+    size_t len = 0;
+    int i;
+    memset(&o, 0, sizeof o);
+    o.compute_units = compute_units;
+    _skel_init();
+    _SKEL_TRY(_skel_check(sk, c, &sh));
+    _SKEL_TRY(_skel_kernel_plan(sk, c, &sh, &o, &p));
+    desc[0] = 0;
+    for (i = 0; i < p.nsteps && len < size; ++i)
+        len += (size_t)snprintf(desc + len, size - len, "%s:%zu ", p.step[i].kernel, p.step[i].groups);
+    if (len < size) snprintf(desc + len, size - len, "result=%d", p.result);
+    return SKEL_OK;
+}
+
+/* The built program of sk for work-groups of `block` (under _skel_cl_lock). */
+static int _skel_cl_program(skel_skeleton *sk, int block, _skel_cl_prog **out)
+{
+    struct _skel_inst_state *st = _skel_state(sk);
+    _skel_cl_dev *d = &_skel_cl.dev[_skel_cl.sel];
+    _skel_cl_prog *p;
+    char *src = NULL, options[64], path[1200];
+    uint64_t key;
+    cl_int err;
+    int rc, fresh = 0;
+    if (!st) return _skel_fail(SKEL_ENOMEM, "opencl: out of memory");
+    if (_skel_cl_uses_double(sk) && (!d->info.fp64 || _skel_cl.no_fp64))
+        return _skel_fail(SKEL_EUNSUPPORTED, "opencl: %s %s uses double, but device %s has no cl_khr_fp64",
+                          _skel_kind_name(sk->kind), sk->name, d->info.name);
+    for (p = (_skel_cl_prog *)st->backend_data[_skel_cl.backend]; p; p = p->next_inst)
+        if (p->block == block && p->program) { *out = p; return SKEL_OK; }
+    _SKEL_TRY(_skel_cl_source(sk, block, &src, options, &key));
+    for (p = (_skel_cl_prog *)st->backend_data[_skel_cl.backend]; p; p = p->next_inst)
+        if (p->block == block) break;           /* a forgotten entry: reuse it */
+    if (!p) {
+        if (!(p = (_skel_cl_prog *)SKEL_MALLOC(sizeof *p))) { SKEL_FREE(src); return _skel_fail(SKEL_ENOMEM, "opencl: out of memory"); }
+        memset(p, 0, sizeof *p);
+        p->block = block;
+        fresh = 1;
+    }
+    _skel_cl_cache_path(key, path, sizeof path);
+    p->program = _skel_cl_load_cached(path, key);
+    if (!p->program) {
+        double t0 = _skel_now();
+        const char *text = src;
+        p->program = _skel_cl.api.clCreateProgramWithSource(_skel_cl.ctx, 1, &text, NULL, &err);
+        if ((rc = _SKEL_CL_ERR(err, clCreateProgramWithSource)) != SKEL_OK) { p->program = NULL; goto fail; }
+        err = _skel_cl.api.clBuildProgram(p->program, 1, &d->id, options, NULL, NULL);
+        _skel_cl.stats.builds++;
+        _skel_cl.stats.build_seconds += _skel_now() - t0;
+        if (err != 0) {
+            static char log[16384];
+            _skel_cl_build_log(p->program, log, sizeof log);
+            _skel_cl.api.clReleaseProgram(p->program);
+            p->program = NULL;
+            if (err == _SKEL_CL_BUILD_PROGRAM_FAILURE || err == -15) {
+                _skel_log(SKEL_LOG_ERROR, "opencl: %s %s did not compile:\n%s\n--- source ---\n%s",
+                          _skel_kind_name(sk->kind), sk->name, log, src);
+                rc = _skel_fail(SKEL_ECOMPILE, "opencl: %s %s did not compile (clBuildProgram: %s): %s",
+                                _skel_kind_name(sk->kind), sk->name, _skel_cl_error_name(err), log);
+            } else {
+                rc = _SKEL_CL_ERR(err, clBuildProgram);
+            }
+            goto fail;
+        }
+        _skel_log(SKEL_LOG_INFO, "opencl: built %s %s (block %d) in %.3f s", _skel_kind_name(sk->kind), sk->name,
+                  block, _skel_now() - t0);
+        _skel_cl_store_cached(path, key, p->program);
+    }
+    SKEL_FREE(src);
+    if (fresh) {    /* link the new entry into the instance's list and the global one */
+        p->next_inst = (_skel_cl_prog *)st->backend_data[_skel_cl.backend];
+        st->backend_data[_skel_cl.backend] = p;
+        p->next_all = _skel_cl.programs;
+        _skel_cl.programs = p;
+    }
+    *out = p;
+    return SKEL_OK;
+fail:
+    SKEL_FREE(src);
+    if (fresh) SKEL_FREE(p);
+    return rc;
+}
+
+static int _skel_cl_kernel(_skel_cl_prog *p, const char *name, cl_kernel *out)
+{
+    int k;
+    cl_int err;
+    for (k = 0; k < _SKEL_CL_KERNELS && p->kname[k]; ++k)
+        if (strcmp(p->kname[k], name) == 0) { *out = p->kernel[k]; return SKEL_OK; }
+    if (k == _SKEL_CL_KERNELS) return _skel_fail(SKEL_EDEVICE, "opencl: too many kernels in one program");
+    p->kernel[k] = _skel_cl.api.clCreateKernel(p->program, name, &err);
+    _SKEL_TRY(_SKEL_CL_ERR(err, clCreateKernel));
+    p->kname[k] = name;
+    *out = p->kernel[k];
+    return SKEL_OK;
+}
+
+/* ---------------------------------------------------------------------
+   opencl: running a call (a launch plan of the kernel templates)
+   --------------------------------------------------------------------- */
+static int _skel_cl_scratch(int k, size_t bytes)
+{
+    cl_int err;
+    if (_skel_cl.scratch_bytes[k] >= bytes) return SKEL_OK;
+    if (_skel_cl.scratch[k]) _skel_cl.api.clReleaseMemObject(_skel_cl.scratch[k]);
+    _skel_cl.scratch[k] = NULL;
+    _skel_cl.scratch_bytes[k] = 0;
+    if (bytes < 4096) bytes = 4096;
+    _skel_cl.scratch[k] = _skel_cl.api.clCreateBuffer(_skel_cl.ctx, _SKEL_CL_MEM_READ_WRITE, bytes, NULL, &err);
+    _SKEL_TRY(_SKEL_CL_ERR(err, clCreateBuffer));
+    _skel_cl.scratch_bytes[k] = bytes;
+    return SKEL_OK;
+}
+
+static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const skel_call *call,
+                               const _skel_shape *sh)
+{
+    _skel_kplan plan;
+    _skel_kernel_opts o;
+    _skel_cl_prog *prog = NULL;
+    cl_mem buf[_SKEL_BUF_SCRATCH0 + 3];
+    cl_mem weights = NULL;
+    size_t esz = _skel_types[sk->out_type].size;
+    int block = v->block ? v->block : 256, i, k, rc = SKEL_OK;
+    memset(buf, 0, sizeof buf);
+    if (block < 64 || block > 1024 || (block & (block - 1)))
+        return _skel_fail(SKEL_EINVAL, "opencl: block %d is not a power of two in 64..1024", block);
+    if ((size_t)block > _skel_cl.dev[_skel_cl.sel].info.max_work_group)
+        return _skel_fail(SKEL_EINVAL, "opencl: block %d exceeds the device's work-group limit %zu", block,
+                          _skel_cl.dev[_skel_cl.sel].info.max_work_group);
+    _SKEL_TRY(_skel_cl_ready());
+    _SKEL_TRY(_skel_cl_program(sk, block, &prog));
+    _skel_cl_opts(block, &o);
+    _SKEL_TRY(_skel_kernel_plan(sk, call, sh, &o, &plan));
+    for (i = 0; i < sk->nin; ++i)
+        if (!(buf[_SKEL_BUF_IN0 + i] = (cl_mem)_skel_acquire(call->in[i], _skel_cl.space, _SKEL_READ)))
+            return _skel_fail(SKEL_EDEVICE, "%s: cannot bring in[%d] to the OpenCL device: %s", sk->name, i, _skel_errbuf);
+    if (call->out && !(buf[_SKEL_BUF_OUT] = (cl_mem)_skel_acquire(call->out, _skel_cl.space, _SKEL_WRITE)))
+        return _skel_fail(SKEL_EDEVICE, "%s: cannot allocate the result on the OpenCL device: %s", sk->name, _skel_errbuf);
+    for (k = 0; k < 3; ++k)
+        if (plan.scratch[k]) {
+            _SKEL_TRY(_skel_cl_scratch(k, plan.scratch[k]));
+            buf[_SKEL_BUF_SCRATCH0 + k] = _skel_cl.scratch[k];
+            if (plan.zero[k]) {
+                cl_uint zero = 0;
+                _SKEL_TRY(_SKEL_CL(clEnqueueFillBuffer, _skel_cl.queue, _skel_cl.scratch[k], &zero, sizeof zero, 0,
+                                   (plan.zero[k] + 3) / 4 * 4, 0, NULL, NULL));
+            }
+        }
+    if (plan.copy_in0 >= 0 && call->in[0]->n)
+        _SKEL_TRY(_SKEL_CL(clEnqueueCopyBuffer, _skel_cl.queue, buf[_SKEL_BUF_IN0], buf[_SKEL_BUF_SCRATCH0 + plan.copy_in0],
+                           0, 0, call->in[0]->n * call->in[0]->esz, 0, NULL, NULL));
+    if (plan.weights_bytes) {
+        cl_int err;
+        weights = _skel_cl.api.clCreateBuffer(_skel_cl.ctx, _SKEL_CL_MEM_READ_ONLY | _SKEL_CL_MEM_COPY_HOST_PTR,
+                                              plan.weights_bytes, (void *)call->weights, &err);
+        _SKEL_TRY(_SKEL_CL_ERR(err, clCreateBuffer));
+        buf[_SKEL_BUF_WEIGHTS] = weights;
+    }
+    for (i = 0; i < plan.nsteps && rc == SKEL_OK; ++i) {
+        const _skel_kstep *s = &plan.step[i];
+        cl_kernel kern = NULL;
+        size_t local = (size_t)block, global = s->groups * (size_t)block;
+        if ((rc = _skel_cl_kernel(prog, s->kernel, &kern)) != SKEL_OK) break;
+        for (k = 0; k < s->nargs && rc == SKEL_OK; ++k) {
+            const _skel_karg *a = &s->arg[k];
+            {
+                int64_t i64 = a->value;
+                int32_t i32 = (int32_t)a->value;
+                switch (a->kind) {
+                case _SKEL_ARG_BUF: rc = _SKEL_CL(clSetKernelArg, kern, (cl_uint)k, sizeof(cl_mem), &buf[a->buf]); break;
+                case _SKEL_ARG_INDEX: rc = _SKEL_CL(clSetKernelArg, kern, (cl_uint)k, sizeof i64, &i64); break;
+                case _SKEL_ARG_INT:
+                case _SKEL_ARG_UINT: rc = _SKEL_CL(clSetKernelArg, kern, (cl_uint)k, sizeof i32, &i32); break;
+                case _SKEL_ARG_ELEM: rc = _SKEL_CL(clSetKernelArg, kern, (cl_uint)k, esz, a->elem); break;
+                case _SKEL_ARG_UNIFORM:
+                    rc = _SKEL_CL(clSetKernelArg, kern, (cl_uint)k, sk->uniform_size, call->uniform); break;
+                default: rc = _skel_fail(SKEL_EDEVICE, "opencl: bad launch argument kind %d", a->kind);
+                }
+            }
+        }
+        if (rc == SKEL_OK)
+            rc = _SKEL_CL(clEnqueueNDRangeKernel, _skel_cl.queue, kern, 1, NULL, &global, &local, 0, NULL, NULL);
+        if (rc == SKEL_OK) _skel_cl.stats.launches++;
+    }
+    if (weights) _skel_cl.api.clReleaseMemObject(weights);   /* freed once the queue is done with it */
+    if (rc == SKEL_OK && plan.result >= 0)
+        rc = _SKEL_CL(clEnqueueReadBuffer, _skel_cl.queue, _skel_cl.scratch[plan.result], 1, 0, esz, call->result,
+                      0, NULL, NULL);
+    if (rc == SKEL_OK) rc = _SKEL_CL(clFlush, _skel_cl.queue);
+    if (rc == SKEL_OK && call->out) _skel_mark_written(call->out, _skel_cl.space);
+    return rc;
+}
+
+static int _skel_cl_run(const _skel_backend *b, const _skel_variant *v, skel_skeleton *sk, const skel_call *call,
+                        const _skel_shape *sh)
+{
+    int rc;
+    (void)b;
+    pthread_mutex_lock(&_skel_cl_lock);
+    rc = _skel_cl_run_locked(v, sk, call, sh);
+    pthread_mutex_unlock(&_skel_cl_lock);
+    return rc;
+}
+
+static int _skel_cl_candidates(const _skel_backend *b, skel_variant *out, int max)
+{
+    static const int blocks[] = { 128, 256, 512 };
+    int i, n = 0;
+    (void)b;
+    for (i = 0; i < 3 && n < max; ++i) {
+        if ((size_t)blocks[i] > _skel_cl.dev[_skel_cl.sel].info.max_work_group) continue;
+        memset(&out[n], 0, sizeof out[n]);
+        out[n].backend = "opencl";
+        out[n].block = blocks[i];
+        ++n;
+    }
+    return n;
+}
+
+/* ---------------------------------------------------------------------
+   opencl: registration and the public functions
+   --------------------------------------------------------------------- */
+static void _skel_cl_provide(void)
+{
+    _skel_space sp;
+    _skel_backend b;
+    const skel_cl_device_info *i;
+    if (_skel_cl.registered || !_skel_cl_probe()) return;
+    memset(&sp, 0, sizeof sp);
+    sp.name = "opencl";
+    sp.alloc = _skel_cl_alloc;
+    sp.release = _skel_cl_release;
+    sp.upload = _skel_cl_upload;
+    sp.download = _skel_cl_download;
+    if ((_skel_cl.space = _skel_space_register(&sp)) < 0) {
+        _skel_log(SKEL_LOG_WARN, "opencl: no memory space left; the backend is absent");
+        _skel_cl.available = 0;
+        return;
+    }
+    memset(&b, 0, sizeof b);
+    b.name = "opencl";
+    b.is_gpu = 1;       /* a device memory space, even when PoCL runs it on the CPU */
+    b.space = _skel_cl.space;
+    b.run = _skel_cl_run;
+    b.candidates = _skel_cl_candidates;
+    i = &_skel_cl.dev[_skel_cl.sel].info;
+    snprintf(b.info, sizeof b.info, "%.100s, %.60s, %.40s, driver %.40s", i->name, i->platform, i->version, i->driver);
+    if ((_skel_cl.backend = _skel_backend_register(&b)) < 0) {
+        _skel_log(SKEL_LOG_WARN, "opencl: the backend registry is full; the backend is absent");
+        _skel_cl.available = 0;
+        return;
+    }
+    _skel_cl.registered = 1;
+}
+
+#if defined(__GNUC__)
+__attribute__((constructor)) static void _skel_cl_ctor(void)
+{
+    _skel_cl.ctor_added = 1;
+    _skel_provider_add(_skel_cl_provide);
+}
+#endif
+
+int skel_cl_register(void)
+{
+    if (!_skel_cl.ctor_added) {
+        _skel_cl.ctor_added = 1;
+        if (_skel_nbackends == 0) _skel_provider_add(_skel_cl_provide);   /* before the registry is built */
+        else _skel_cl_provide();
+    }
+    _skel_init();
+    if (!_skel_cl.registered)
+        return _skel_fail(SKEL_EBACKEND, "opencl: backend not available (%s)",
+                          !_skel_cl.lib ? "libOpenCL.so.1 not found" : !_skel_cl.ndev ? "no OpenCL device"
+                                                                         : "no device selected");
+    return SKEL_OK;
+}
+
+int skel_cl_device_count(void)
+{
+    _skel_init();
+    pthread_mutex_lock(&_skel_cl_lock);
+    _skel_cl_probe();
+    pthread_mutex_unlock(&_skel_cl_lock);
+    return _skel_cl.ndev;
+}
+
+int skel_cl_device_get(int index, skel_cl_device_info *out)
+{
+    if (!out) return _skel_fail(SKEL_EINVAL, "skel_cl_device_get: NULL out");
+    if (index < 0 || index >= skel_cl_device_count())
+        return _skel_fail(SKEL_EINVAL, "skel_cl_device_get: no device %d (%d found)", index, _skel_cl.ndev);
+    *out = _skel_cl.dev[index].info;
+    return SKEL_OK;
+}
+
+int skel_cl_device_selected(void)
+{
+    _skel_init();
+    return _skel_cl.registered ? _skel_cl.sel : -1;
+}
+
+int skel_cl_finish(void)
+{
+    int rc = SKEL_OK;
+    _skel_init();
+    pthread_mutex_lock(&_skel_cl_lock);
+    if (_skel_cl.ready == 1) rc = _SKEL_CL(clFinish, _skel_cl.queue);
+    pthread_mutex_unlock(&_skel_cl_lock);
+    return rc;
+}
+
+void skel_cl_stats_get(skel_cl_stats *out)
+{
+    if (!out) return;
+    pthread_mutex_lock(&_skel_cl_lock);
+    *out = _skel_cl.stats;
+    pthread_mutex_unlock(&_skel_cl_lock);
+}
+
+void skel_cl_forget_programs(void)
+{
+    _skel_cl_prog *p;
+    pthread_mutex_lock(&_skel_cl_lock);
+    for (p = _skel_cl.programs; p; p = p->next_all) _skel_cl_drop(p);
+    pthread_mutex_unlock(&_skel_cl_lock);
+}
+
+void skel_cl_pretend_no_fp64(int on)
+{
+    pthread_mutex_lock(&_skel_cl_lock);
+    _skel_cl.no_fp64 = on;
+    pthread_mutex_unlock(&_skel_cl_lock);
+}
+
+#endif /* SKEL_CL_IMPLEMENTATION */
+
+/*
+   LICENSE: MIT or public domain (unlicense), at your choice.
+   Copyright (c) 2026 the skel authors.  Permission is hereby granted, free
+   of charge, to any person obtaining a copy of this software, to deal in it
+   without restriction.  THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY
+   OF ANY KIND.
+*/

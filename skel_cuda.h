@@ -1,0 +1,1588 @@
+/* skel_cuda.h - the CUDA backend of skel, loaded at run time.
+
+   Adds the backend "cuda" to skel.h: every skeleton runs on NVIDIA GPUs
+   through the CUDA driver API, with kernels generated from skel.h's
+   portable templates plus the user function's source and compiled by NVRTC
+   for each device's own architecture.  Nothing of CUDA is needed to build:
+   libcuda.so.1 and libnvrtc are opened with dlopen when the program starts;
+   where they or a GPU are missing the backend is simply absent and skel
+   runs on the CPU.
+
+   USE
+       In the one .c file that defines SKEL_IMPLEMENTATION:
+           #define SKEL_IMPLEMENTATION
+           #include "skel.h"
+           #include "skel_cuda.h"
+       The backend registers itself before main (GCC/Clang constructor);
+       with other compilers call skel_cuda_register() before the first
+       skeleton call.  Link -ldl -lpthread -lm as for skel.h.
+
+   WHAT RUNS WHERE
+       Containers get a copy in each GPU's memory (a memory space of the
+       coherence layer): a skeleton call on the GPU uploads an operand only
+       when the GPU has no valid copy, leaves its result on the GPU, and the
+       host copy is refreshed only when the host reads (skel_read) - so a
+       chain of calls moves the data once.  skel_flush() brings the data home
+       and frees the GPU copies.  A variant {"cuda", .block, .grid, .devices}
+       sets the threads per block (128..1024), the blocks of grid-stride
+       kernels (0: enough to fill the GPU) and how many parts one call is
+       split into (0: 1); parts go round-robin over the selected devices,
+       so two parts on one GPU run as two logical partitions.
+
+   KERNEL CACHE
+       Compiled kernels are kept in memory and on disk, keyed by a hash of
+       the generated source, the NVRTC options, the device architecture and
+       the NVRTC and driver versions; a second run of a program compiles
+       nothing.  Entries carry a checksum: a truncated or corrupted entry is
+       reported (log) and rebuilt.  Writes are atomic (temporary file, then
+       rename); an unwritable directory only costs speed.
+
+   ENVIRONMENT
+       SKEL_CUDA_DEVICES=0,1   use these device ordinals (default: all)
+       SKEL_CACHE_DIR=dir      kernel cache (else $XDG_CACHE_HOME/skel, else
+                               ~/.cache/skel); SKEL_CACHE_DIR=off disables it
+       SKEL_CUDA_PINNED=1      page-lock host buffers on first upload
+                               (faster transfers, slower first upload)
+       SKEL_CUDA_CHECK=sm_80,sm_90
+                               compile-check mode (CI without a GPU): adds a
+                               backend "cuda-check" that compiles every
+                               kernel a call would use for these
+                               architectures, then runs the call on one CPU
+                               core.  Needs only NVRTC.
+       SKEL_VERBOSE=1          logs the driver and NVRTC versions, devices,
+                               compilations and cache hits
+
+   ERRORS
+       A user function that does not compile: SKEL_ECOMPILE, and
+       skel_last_error() holds the NVRTC log and the generated source with
+       line numbers.  Out of GPU memory: SKEL_ENOMEM, containers unchanged.
+       A failing driver call: SKEL_EDEVICE with the call's name and CUDA's
+       error name and string.
+
+   VERSION 0.1.0 (see skel.h)
+*/
+#ifndef SKEL_CUDA_H
+#define SKEL_CUDA_H
+
+#include "skel.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Register the CUDA backend now (idempotent).  SKEL_OK when it is usable,
+   SKEL_EBACKEND (with the reason in skel_last_error) when it is not. */
+int skel_cuda_register(void);
+
+/* One selected device, as the backend sees it. */
+typedef struct skel_cuda_device_info {
+    char name[128];
+    int ordinal;                    /* CUDA device ordinal */
+    int cc_major, cc_minor;         /* compute capability */
+    int sms;                        /* multiprocessors */
+    int max_threads_per_block, max_threads_per_sm, warp_size;
+    int shared_per_block, shared_per_block_optin, shared_per_sm;   /* bytes */
+    int regs_per_block, regs_per_sm;
+    int l2_bytes, const_bytes;
+    size_t memory;                  /* bytes of device memory */
+} skel_cuda_device_info;
+
+/* Selected devices (0 when the backend is absent). */
+int skel_cuda_device_count(void);
+int skel_cuda_device_get(int index, skel_cuda_device_info *out);
+
+/* Counters since the program started (for tests and benchmarks). */
+typedef struct skel_cuda_stats {
+    long compiles;                  /* NVRTC compilations */
+    long disk_loads;                /* modules read from the disk cache */
+    long disk_writes;               /* modules written to the disk cache */
+    long disk_rejects;              /* corrupt or unreadable cache entries */
+    long module_loads;              /* cuModuleLoadData calls */
+    long uploads, downloads;        /* host <-> device copies */
+    double bytes_up, bytes_down;
+    double compile_seconds;         /* spent in NVRTC */
+    double load_seconds;            /* spent reading the disk cache + loading modules */
+    long launches;
+} skel_cuda_stats;
+void skel_cuda_stats_get(skel_cuda_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SKEL_CUDA_H */
+
+/* ======================================================================
+   IMPLEMENTATION
+   It lives in the translation unit that implements skel.h and uses that
+   half's private functions (coherence, registry, templates).
+   ====================================================================== */
+#if (defined(SKEL_IMPLEMENTATION) || defined(SKEL_CUDA_IMPLEMENTATION)) && !defined(_SKEL_CUDA_IMPL_DONE)
+#define _SKEL_CUDA_IMPL_DONE
+#ifndef _SKEL_IMPL_DONE
+#error "skel_cuda.h: include it after skel.h in the file that defines SKEL_IMPLEMENTATION"
+#endif
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------------
+   cuda: the driver API and NVRTC, declared here (no CUDA headers)
+   --------------------------------------------------------------------- */
+typedef int _skel_CUresult;
+typedef int _skel_CUdevice;
+typedef struct _skel_CUctx_st *_skel_CUcontext;
+typedef struct _skel_CUmod_st *_skel_CUmodule;
+typedef struct _skel_CUfunc_st *_skel_CUfunction;
+typedef struct _skel_CUstream_st *_skel_CUstream;
+typedef struct _skel_CUevent_st *_skel_CUevent;
+typedef unsigned long long _skel_CUdeviceptr;
+typedef int _skel_nvrtcResult;
+typedef struct _skel_nvrtcProgram_st *_skel_nvrtcProgram;
+
+enum {
+    _SKEL_CU_SUCCESS = 0, _SKEL_CU_OUT_OF_MEMORY = 2, _SKEL_CU_NO_DEVICE = 100,
+    _SKEL_CU_INVALID_IMAGE = 200, _SKEL_CU_NO_BINARY_FOR_GPU = 209, _SKEL_CU_INVALID_PTX = 218,
+    _SKEL_CU_UNSUPPORTED_PTX_VERSION = 222, _SKEL_CU_HOST_MEMORY_ALREADY_REGISTERED = 712
+};
+enum {  /* CUdevice_attribute */
+    _SKEL_CUA_MAX_THREADS_PER_BLOCK = 1, _SKEL_CUA_SHARED_PER_BLOCK = 8, _SKEL_CUA_CONST_BYTES = 9,
+    _SKEL_CUA_WARP_SIZE = 10, _SKEL_CUA_REGS_PER_BLOCK = 12, _SKEL_CUA_SMS = 16,
+    _SKEL_CUA_L2 = 38, _SKEL_CUA_THREADS_PER_SM = 39, _SKEL_CUA_UNIFIED = 41,
+    _SKEL_CUA_CC_MAJOR = 75, _SKEL_CUA_CC_MINOR = 76, _SKEL_CUA_SHARED_PER_SM = 81,
+    _SKEL_CUA_REGS_PER_SM = 82, _SKEL_CUA_SHARED_OPTIN = 97
+};
+enum { _SKEL_CUF_NUM_REGS = 4, _SKEL_CUF_MAX_DYN_SHARED = 8 };
+
+/* The driver functions skel uses, by their exported (versioned) names. */
+#define _SKEL_CU_FUNCS(X)                                                          \
+    X(cuInit, (unsigned flags))                                                    \
+    X(cuDriverGetVersion, (int *v))                                                \
+    X(cuGetErrorName, (_skel_CUresult e, const char **s))                          \
+    X(cuGetErrorString, (_skel_CUresult e, const char **s))                        \
+    X(cuDeviceGetCount, (int *n))                                                  \
+    X(cuDeviceGet, (_skel_CUdevice *d, int ordinal))                               \
+    X(cuDeviceGetName, (char *name, int len, _skel_CUdevice d))                    \
+    X(cuDeviceGetAttribute, (int *v, int attr, _skel_CUdevice d))                  \
+    X(cuDeviceTotalMem_v2, (size_t *bytes, _skel_CUdevice d))                      \
+    X(cuDevicePrimaryCtxRetain, (_skel_CUcontext *c, _skel_CUdevice d))            \
+    X(cuCtxSetCurrent, (_skel_CUcontext c))                                        \
+    X(cuCtxSynchronize, (void))                                                    \
+    X(cuModuleLoadData, (_skel_CUmodule *m, const void *image))                    \
+    X(cuModuleGetFunction, (_skel_CUfunction *f, _skel_CUmodule m, const char *name)) \
+    X(cuModuleGetGlobal_v2, (_skel_CUdeviceptr *p, size_t *bytes, _skel_CUmodule m, const char *name)) \
+    X(cuFuncGetAttribute, (int *v, int attr, _skel_CUfunction f))                  \
+    X(cuFuncSetAttribute, (_skel_CUfunction f, int attr, int v))                   \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor, (int *n, _skel_CUfunction f, int block, size_t shmem)) \
+    X(cuLaunchKernel, (_skel_CUfunction f, unsigned gx, unsigned gy, unsigned gz,  \
+                       unsigned bx, unsigned by, unsigned bz, unsigned shmem,      \
+                       _skel_CUstream s, void **params, void **extra))             \
+    X(cuMemAlloc_v2, (_skel_CUdeviceptr *p, size_t bytes))                         \
+    X(cuMemFree_v2, (_skel_CUdeviceptr p))                                         \
+    X(cuMemGetInfo_v2, (size_t *free_bytes, size_t *total))                       \
+    X(cuMemcpyHtoD_v2, (_skel_CUdeviceptr d, const void *h, size_t bytes))         \
+    X(cuMemcpyDtoH_v2, (void *h, _skel_CUdeviceptr d, size_t bytes))              \
+    X(cuMemcpyDtoD_v2, (_skel_CUdeviceptr d, _skel_CUdeviceptr s, size_t bytes))   \
+    X(cuMemcpyHtoDAsync_v2, (_skel_CUdeviceptr d, const void *h, size_t bytes, _skel_CUstream s)) \
+    X(cuMemcpyPeer, (_skel_CUdeviceptr d, _skel_CUcontext dc, _skel_CUdeviceptr s, \
+                     _skel_CUcontext sc, size_t bytes))                            \
+    X(cuMemsetD8_v2, (_skel_CUdeviceptr d, unsigned char v, size_t n))             \
+    X(cuMemHostRegister_v2, (void *p, size_t bytes, unsigned flags))               \
+    X(cuMemHostUnregister, (void *p))                                              \
+    X(cuMemAllocHost_v2, (void **p, size_t bytes))                                 \
+    X(cuEventCreate, (_skel_CUevent *e, unsigned flags))                           \
+    X(cuEventRecord, (_skel_CUevent e, _skel_CUstream s))                          \
+    X(cuEventSynchronize, (_skel_CUevent e))                                       \
+    X(cuEventElapsedTime, (float *ms, _skel_CUevent a, _skel_CUevent b))           \
+    X(cuEventDestroy_v2, (_skel_CUevent e))
+
+#define _SKEL_NVRTC_FUNCS(X)                                                       \
+    X(nvrtcVersion, (int *major, int *minor))                                      \
+    X(nvrtcCreateProgram, (_skel_nvrtcProgram *p, const char *src, const char *name, \
+                           int nheaders, const char *const *headers, const char *const *names)) \
+    X(nvrtcDestroyProgram, (_skel_nvrtcProgram *p))                                \
+    X(nvrtcCompileProgram, (_skel_nvrtcProgram p, int nopt, const char *const *opts)) \
+    X(nvrtcGetProgramLogSize, (_skel_nvrtcProgram p, size_t *n))                   \
+    X(nvrtcGetProgramLog, (_skel_nvrtcProgram p, char *log))                       \
+    X(nvrtcGetPTXSize, (_skel_nvrtcProgram p, size_t *n))                          \
+    X(nvrtcGetPTX, (_skel_nvrtcProgram p, char *ptx))                              \
+    X(nvrtcGetCUBINSize, (_skel_nvrtcProgram p, size_t *n))                        \
+    X(nvrtcGetCUBIN, (_skel_nvrtcProgram p, char *cubin))                          \
+    X(nvrtcGetNumSupportedArchs, (int *n))                                         \
+    X(nvrtcGetSupportedArchs, (int *archs))
+
+#define _SKEL_CU_MEMBER(name, params) _skel_CUresult (*name) params;
+#define _SKEL_NVRTC_MEMBER(name, params) _skel_nvrtcResult (*name) params;
+typedef struct _skel_cu_api { _SKEL_CU_FUNCS(_SKEL_CU_MEMBER) } _skel_cu_api;
+typedef struct _skel_nvrtc_api {
+    _SKEL_NVRTC_FUNCS(_SKEL_NVRTC_MEMBER)
+    const char *(*nvrtcGetErrorString)(_skel_nvrtcResult r);
+} _skel_nvrtc_api;
+
+typedef struct _skel_sym { const char *name; size_t offset; } _skel_sym;
+#define _SKEL_CU_SYM(name, params) { #name, offsetof(_skel_cu_api, name) },
+#define _SKEL_NVRTC_SYM(name, params) { #name, offsetof(_skel_nvrtc_api, name) },
+static const _skel_sym _skel_cu_syms[] = { _SKEL_CU_FUNCS(_SKEL_CU_SYM) };
+static const _skel_sym _skel_nvrtc_syms[] = {
+    _SKEL_NVRTC_FUNCS(_SKEL_NVRTC_SYM)
+    { "nvrtcGetErrorString", offsetof(_skel_nvrtc_api, nvrtcGetErrorString) }
+};
+
+static _skel_cu_api _skel_cu;
+static _skel_nvrtc_api _skel_nvrtc;
+static void *_skel_cu_lib, *_skel_nvrtc_lib;
+static int _skel_cu_driver_version, _skel_nvrtc_major, _skel_nvrtc_minor;
+
+/* Fill a function-pointer table from a library (memcpy: ISO C has no cast
+   from the object pointer dlsym returns to a function pointer). */
+static int _skel_cuda_bind(void *lib, const _skel_sym *syms, size_t n, void *table, const char **missing)
+{
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        void *p = dlsym(lib, syms[i].name);
+        if (!p) { *missing = syms[i].name; return 0; }
+        memcpy((char *)table + syms[i].offset, &p, sizeof p);
+    }
+    return 1;
+}
+
+/* NVRTC alone (enough to compile without a GPU).  1 when loaded. */
+static int _skel_nvrtc_load(void)
+{
+    static const char *names[] = {
+        "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so.11", "libnvrtc.so",
+        "/usr/local/cuda/lib64/libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so.12",
+        "/usr/local/cuda/lib64/libnvrtc.so.11.2", "/usr/local/cuda/lib64/libnvrtc.so"
+    };
+    static int state = -1;   /* -1 untried, 0 absent, 1 loaded; set under the registry's once */
+    const char *missing = NULL;
+    size_t i;
+    if (state >= 0) return state;
+    state = 0;
+    for (i = 0; i < sizeof names / sizeof *names && !_skel_nvrtc_lib; ++i)
+        _skel_nvrtc_lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    if (!_skel_nvrtc_lib) {
+        _skel_log(SKEL_LOG_INFO, "cuda: NVRTC not found (libnvrtc.so.13/.12/.11, /usr/local/cuda/lib64)");
+        return 0;
+    }
+    if (!_skel_cuda_bind(_skel_nvrtc_lib, _skel_nvrtc_syms, sizeof _skel_nvrtc_syms / sizeof *_skel_nvrtc_syms,
+                         &_skel_nvrtc, &missing)) {
+        _skel_log(SKEL_LOG_INFO, "cuda: NVRTC lacks %s", missing);
+        dlclose(_skel_nvrtc_lib);
+        _skel_nvrtc_lib = NULL;
+        return 0;
+    }
+    _skel_nvrtc.nvrtcVersion(&_skel_nvrtc_major, &_skel_nvrtc_minor);
+    _skel_log(SKEL_LOG_INFO, "cuda: NVRTC %d.%d loaded", _skel_nvrtc_major, _skel_nvrtc_minor);
+    return state = 1;
+}
+
+static int _skel_cu_load(void)
+{
+    const char *missing = NULL;
+    _skel_cu_lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!_skel_cu_lib) {
+        _skel_log(SKEL_LOG_INFO, "cuda: libcuda.so.1 not found: no NVIDIA driver");
+        return 0;
+    }
+    if (!_skel_cuda_bind(_skel_cu_lib, _skel_cu_syms, sizeof _skel_cu_syms / sizeof *_skel_cu_syms, &_skel_cu,
+                         &missing)) {
+        _skel_log(SKEL_LOG_INFO, "cuda: libcuda.so.1 lacks %s (driver too old)", missing);
+        dlclose(_skel_cu_lib);
+        _skel_cu_lib = NULL;
+        return 0;
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------------
+   cuda: checked driver calls
+   Every driver call goes through _SKEL_CU(fn, (args)): on failure it
+   records "fn: CUDA_ERROR_X (text)" for skel_last_error and yields
+   SKEL_ENOMEM for out-of-memory, SKEL_EDEVICE otherwise.
+   --------------------------------------------------------------------- */
+static int _skel_cu_error(_skel_CUresult r, const char *call)
+{
+    const char *name = NULL, *text = NULL;
+    if (_skel_cu.cuGetErrorName) _skel_cu.cuGetErrorName(r, &name);
+    if (_skel_cu.cuGetErrorString) _skel_cu.cuGetErrorString(r, &text);
+    return _skel_fail(r == _SKEL_CU_OUT_OF_MEMORY ? SKEL_ENOMEM : SKEL_EDEVICE, "cuda: %s failed: %s (%s)", call,
+                      name ? name : "CUDA_ERROR_?", text ? text : "no description");
+}
+#define _SKEL_CU(fn, args)                                                    \
+    ((_skel_cu_rc = _skel_cu.fn args) == _SKEL_CU_SUCCESS ? SKEL_OK : _skel_cu_error(_skel_cu_rc, #fn))
+static _SKEL_TLS _skel_CUresult _skel_cu_rc;
+
+/* ---------------------------------------------------------------------
+   cuda: devices
+   --------------------------------------------------------------------- */
+#define _SKEL_CUDA_MAX_DEVICES 8
+
+typedef struct _skel_cuda_dev {
+    skel_cuda_device_info info;
+    _skel_CUdevice dev;
+    _skel_CUcontext ctx;
+    int space;                  /* coherence-layer memory space id */
+    int backend;                /* registry index of "cuda" */
+    char arch[16];              /* "sm_90" */
+    int arch_num;               /* 90 */
+    pthread_mutex_t run_lock;   /* one call at a time owns the scratch buffers */
+    _skel_CUdeviceptr scratch[4];   /* the plan's scratch buffers 0..2, then the weights */
+    size_t scratch_cap[4];
+    _skel_CUdeviceptr results;      /* per-part scalar results of a split call */
+    void *pinned_result;            /* page-locked landing place of a scalar result */
+} _skel_cuda_dev;
+
+static _skel_cuda_dev _skel_cuda_devs[_SKEL_CUDA_MAX_DEVICES];
+static int _skel_cuda_ndevs;
+static pthread_mutex_t _skel_cuda_lock = PTHREAD_MUTEX_INITIALIZER;
+static skel_cuda_stats _skel_cuda_st;
+
+int skel_cuda_device_count(void) { _skel_init(); return _skel_cuda_ndevs; }
+
+int skel_cuda_device_get(int index, skel_cuda_device_info *out)
+{
+    _skel_init();
+    if (!out || index < 0 || index >= _skel_cuda_ndevs)
+        return _skel_fail(SKEL_EINVAL, "skel_cuda_device_get: no device %d (%d selected)", index, _skel_cuda_ndevs);
+    *out = _skel_cuda_devs[index].info;
+    return SKEL_OK;
+}
+
+void skel_cuda_stats_get(skel_cuda_stats *out)
+{
+    if (!out) return;
+    pthread_mutex_lock(&_skel_cuda_lock);
+    *out = _skel_cuda_st;
+    pthread_mutex_unlock(&_skel_cuda_lock);
+}
+
+static int _skel_cuda_set(const _skel_cuda_dev *d) { return _SKEL_CU(cuCtxSetCurrent, (d->ctx)); }
+
+/* Is ordinal selected by SKEL_CUDA_DEVICES ("0,1"; unset: all)? */
+static int _skel_cuda_selected(int ordinal)
+{
+    const char *s = getenv("SKEL_CUDA_DEVICES");
+    char *end;
+    if (!s || !*s) return 1;
+    while (*s) {
+        long v = strtol(s, &end, 10);
+        if (end == s) return 0;
+        if (v == ordinal) return 1;
+        s = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') return 0;
+    }
+    return 0;
+}
+
+static int _skel_cuda_attr(_skel_CUdevice d, int attr)
+{
+    int v = 0;
+    if (_skel_cu.cuDeviceGetAttribute(&v, attr, d) != _SKEL_CU_SUCCESS) v = 0;
+    return v;
+}
+
+/* Probe one ordinal and fill a device entry (no context yet). */
+static int _skel_cuda_probe(int ordinal, _skel_cuda_dev *d)
+{
+    skel_cuda_device_info *i = &d->info;
+    memset(d, 0, sizeof *d);
+    _SKEL_TRY(_SKEL_CU(cuDeviceGet, (&d->dev, ordinal)));
+    _SKEL_TRY(_SKEL_CU(cuDeviceGetName, (i->name, (int)sizeof i->name, d->dev)));
+    _SKEL_TRY(_SKEL_CU(cuDeviceTotalMem_v2, (&i->memory, d->dev)));
+    i->ordinal = ordinal;
+    i->cc_major = _skel_cuda_attr(d->dev, _SKEL_CUA_CC_MAJOR);
+    i->cc_minor = _skel_cuda_attr(d->dev, _SKEL_CUA_CC_MINOR);
+    i->sms = _skel_cuda_attr(d->dev, _SKEL_CUA_SMS);
+    i->max_threads_per_block = _skel_cuda_attr(d->dev, _SKEL_CUA_MAX_THREADS_PER_BLOCK);
+    i->max_threads_per_sm = _skel_cuda_attr(d->dev, _SKEL_CUA_THREADS_PER_SM);
+    i->warp_size = _skel_cuda_attr(d->dev, _SKEL_CUA_WARP_SIZE);
+    i->shared_per_block = _skel_cuda_attr(d->dev, _SKEL_CUA_SHARED_PER_BLOCK);
+    i->shared_per_block_optin = _skel_cuda_attr(d->dev, _SKEL_CUA_SHARED_OPTIN);
+    i->shared_per_sm = _skel_cuda_attr(d->dev, _SKEL_CUA_SHARED_PER_SM);
+    i->regs_per_block = _skel_cuda_attr(d->dev, _SKEL_CUA_REGS_PER_BLOCK);
+    i->regs_per_sm = _skel_cuda_attr(d->dev, _SKEL_CUA_REGS_PER_SM);
+    i->l2_bytes = _skel_cuda_attr(d->dev, _SKEL_CUA_L2);
+    i->const_bytes = _skel_cuda_attr(d->dev, _SKEL_CUA_CONST_BYTES);
+    if (i->sms <= 0 || i->max_threads_per_block <= 0 || i->cc_major <= 0)
+        return _skel_fail(SKEL_EDEVICE, "cuda: device %d reports no multiprocessors", ordinal);
+    snprintf(d->arch, sizeof d->arch, "sm_%d%d", i->cc_major, i->cc_minor);
+    d->arch_num = i->cc_major * 10 + i->cc_minor;
+    return SKEL_OK;
+}
+
+/* ---------------------------------------------------------------------
+   cuda: files, hashing, the cache directory
+   --------------------------------------------------------------------- */
+static uint64_t _skel_cuda_hash(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    size_t i;
+    for (i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
+    h ^= h >> 29;  /* finalise a little: FNV's low bits mix poorly */
+    return h;
+}
+static uint64_t _skel_cuda_hash_str(uint64_t h, const char *s) { return _skel_cuda_hash(h, s, strlen(s) + 1); }
+
+/* The kernel cache directory, made on first use; "" when disabled or
+   unusable (which only costs compile time). */
+static const char *_skel_cuda_cache_dir(void)
+{
+    static char dir[1024], seen[1024] = "\001";
+    static int state = 0;  /* 0 unknown, 1 usable, 2 unusable */
+    const char *env, *home;
+    char *p;
+    env = getenv("SKEL_CACHE_DIR");
+    if (strcmp(seen, env ? env : "") != 0) {    /* (re)decide when SKEL_CACHE_DIR changes */
+        snprintf(seen, sizeof seen, "%s", env ? env : "");
+        state = 0;
+    }
+    if (state) return state == 1 ? dir : "";
+    state = 2;
+    if ((env = getenv("SKEL_CACHE_DIR")) && *env) {
+        if (strcmp(env, "off") == 0) return "";
+        snprintf(dir, sizeof dir, "%s", env);
+    } else if ((env = getenv("XDG_CACHE_HOME")) && *env) {
+        snprintf(dir, sizeof dir, "%s/skel", env);
+    } else if ((home = getenv("HOME")) && *home) {
+        snprintf(dir, sizeof dir, "%s/.cache/skel", home);
+    } else {
+        return "";
+    }
+    for (p = dir + 1; *p; ++p)      /* mkdir -p */
+        if (*p == '/') { *p = 0; mkdir(dir, 0755); *p = '/'; }
+    if (mkdir(dir, 0755) != 0 && (errno != EEXIST || access(dir, X_OK) != 0)) {
+        _skel_log(SKEL_LOG_WARN, "cuda: kernel cache %s cannot be created (%s); compiling every run", dir,
+                  strerror(errno));
+        return "";
+    }
+    if (access(dir, W_OK | X_OK) != 0)
+        _skel_log(SKEL_LOG_WARN, "cuda: kernel cache %s is not writable; cached kernels are read only", dir);
+    state = 1;
+    return dir;
+}
+
+/* Write a file atomically: a unique temporary file in the same directory,
+   then rename over the target.  0 on success. */
+static int _skel_cuda_write_atomic(const char *path, const void *a, size_t na, const void *b, size_t nb)
+{
+    static unsigned counter;
+    char tmp[1300];
+    FILE *f;
+    int ok;
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
+    if (!(f = fopen(tmp, "wb"))) return -1;
+    ok = fwrite(a, 1, na, f) == na && (!nb || fwrite(b, 1, nb, f) == nb);
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) { remove(tmp); return -1; }
+    return 0;
+}
+
+/* Read a whole file; NULL when missing or unreadable. */
+static unsigned char *_skel_cuda_read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf;
+    long n;
+    if (!f) return NULL;
+    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) { fclose(f); return NULL; }
+    buf = (unsigned char *)SKEL_MALLOC((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { SKEL_FREE(buf); buf = NULL; }
+    fclose(f);
+    if (buf) { buf[n] = 0; *size = (size_t)n; }
+    return buf;
+}
+
+/* ---------------------------------------------------------------------
+   cuda: NVRTC compilation and the kernel cache
+   A cache file holds one compiled module:
+       "SKELCUK1"  u64 key  u64 payload bytes  u64 payload hash
+       u32 format (0 cubin, 1 ptx)  u32 0   payload
+   --------------------------------------------------------------------- */
+typedef struct _skel_cuda_hdr {
+    char magic[8];
+    uint64_t key, bytes, check;
+    uint32_t format, pad;
+} _skel_cuda_hdr;
+#define _SKEL_CUDA_MAGIC "SKELCUK1"
+
+typedef struct _skel_cuda_mod {
+    uint64_t key;
+    int dev;
+    _skel_CUmodule mod;
+} _skel_cuda_mod;
+static _skel_cuda_mod *_skel_cuda_mods;
+static int _skel_cuda_nmods, _skel_cuda_capmods;
+
+/* Lines first..last of src, numbered, appended to out. */
+static void _skel_cuda_numbered(char *out, size_t size, const char *src, int first, int last)
+{
+    size_t used = strlen(out);
+    int line = 1;
+    while (*src && used + 16 < size && line <= last) {
+        const char *nl = strchr(src, '\n');
+        size_t len = nl ? (size_t)(nl - src) : strlen(src);
+        if (line >= first) {
+            int w = snprintf(out + used, size - used, "%4d| %.*s\n", line, (int)len, src);
+            if (w < 0 || (size_t)w >= size - used) break;
+            used += (size_t)w;
+        }
+        ++line;
+        src += len + (nl ? 1 : 0);
+    }
+}
+
+/* The line of the first "name(LINE): error" in an NVRTC log, or 0. */
+static int _skel_cuda_error_line(const char *log, const char *name)
+{
+    const char *p = log;
+    size_t n = strlen(name);
+    while ((p = strstr(p, name)) != NULL) {
+        p += n;
+        if (*p == '(') {
+            int line = atoi(p + 1);
+            const char *q = strchr(p, ')');
+            if (line > 0 && q && strncmp(q, "): error", 8) == 0) return line;
+        }
+    }
+    return 0;
+}
+
+/* Compile src for arch (e.g. 90) with NVRTC.  ptx: ask for PTX instead of
+   a cubin.  *image (SKEL_MALLOC'd) and *size on success; SKEL_ECOMPILE with
+   the log and the numbered source otherwise. */
+static int _skel_cuda_nvrtc(const char *src, const char *name, int arch, int ptx, const char *extra,
+                            unsigned char **image, size_t *size)
+{
+    _skel_nvrtcProgram prog = NULL;
+    _skel_nvrtcResult r;
+    char archopt[64];
+    const char *opts[8];
+    int nopt = 0, rc = SKEL_OK;
+    size_t n = 0;
+    double t0 = _skel_now();
+    snprintf(archopt, sizeof archopt, "--gpu-architecture=%s_%d", ptx ? "compute" : "sm", arch);
+    opts[nopt++] = archopt;
+    opts[nopt++] = "-default-device";
+    opts[nopt++] = "--std=c++11";
+    opts[nopt++] = "-lineinfo";
+    if (extra && *extra) opts[nopt++] = extra;
+    *image = NULL;
+    if ((r = _skel_nvrtc.nvrtcCreateProgram(&prog, src, name, 0, NULL, NULL)) != 0)
+        return _skel_fail(SKEL_ECOMPILE, "cuda: nvrtcCreateProgram: %s", _skel_nvrtc.nvrtcGetErrorString(r));
+    r = _skel_nvrtc.nvrtcCompileProgram(prog, nopt, opts);
+    if (r != 0) {
+        /* the log: everything (log + numbered source); skel_last_error: the
+           log's start and the numbered lines around the first error */
+        size_t logn = 0, bufn;
+        char *log, *buf;
+        _skel_nvrtc.nvrtcGetProgramLogSize(prog, &logn);
+        bufn = logn + 8 * strlen(src) + 4096;
+        log = (char *)SKEL_MALLOC(logn + 1);
+        buf = (char *)SKEL_MALLOC(bufn);
+        if (log && buf) {
+            int line;
+            log[0] = 0;
+            _skel_nvrtc.nvrtcGetProgramLog(prog, log);
+            log[logn] = 0;
+            snprintf(buf, bufn, "cuda: %s does not compile for %s_%d (%s):\n%s\ngenerated source:\n", name,
+                     ptx ? "compute" : "sm", arch, _skel_nvrtc.nvrtcGetErrorString(r), log);
+            _skel_cuda_numbered(buf, bufn, src, 1, 1 << 30);
+            _skel_log(SKEL_LOG_ERROR, "%s", buf);
+            line = _skel_cuda_error_line(log, name);
+            snprintf(buf, bufn, "cuda: %s does not compile for %s_%d: %.500s\n", name, ptx ? "compute" : "sm", arch,
+                     log);
+            if (line) {
+                snprintf(buf + strlen(buf), bufn - strlen(buf), "generated source, lines %d-%d:\n",
+                         line > 2 ? line - 2 : 1, line + 2);
+                _skel_cuda_numbered(buf, bufn, src, line - 2, line + 2);
+            }
+            snprintf(_skel_errbuf, sizeof _skel_errbuf, "%s", buf);
+        }
+        SKEL_FREE(log);
+        SKEL_FREE(buf);
+        _skel_nvrtc.nvrtcDestroyProgram(&prog);
+        return SKEL_ECOMPILE;
+    }
+    r = ptx ? _skel_nvrtc.nvrtcGetPTXSize(prog, &n) : _skel_nvrtc.nvrtcGetCUBINSize(prog, &n);
+    if (r == 0 && (*image = (unsigned char *)SKEL_MALLOC(n + 1)) != NULL)
+        r = ptx ? _skel_nvrtc.nvrtcGetPTX(prog, (char *)*image) : _skel_nvrtc.nvrtcGetCUBIN(prog, (char *)*image);
+    if (r != 0 || !*image) {
+        rc = r ? _skel_fail(SKEL_ECOMPILE, "cuda: nvrtcGet%s: %s", ptx ? "PTX" : "CUBIN", _skel_nvrtc.nvrtcGetErrorString(r))
+               : _skel_fail(SKEL_ENOMEM, "cuda: out of memory for a compiled kernel");
+        SKEL_FREE(*image);
+        *image = NULL;
+    } else {
+        *size = n;
+    }
+    _skel_nvrtc.nvrtcDestroyProgram(&prog);
+    pthread_mutex_lock(&_skel_cuda_lock);
+    _skel_cuda_st.compiles++;
+    _skel_cuda_st.compile_seconds += _skel_now() - t0;
+    pthread_mutex_unlock(&_skel_cuda_lock);
+    _skel_log(SKEL_LOG_INFO, "cuda: compiled %s for %s_%d in %.1f ms", name, ptx ? "compute" : "sm", arch,
+              1e3 * (_skel_now() - t0));
+    return rc;
+}
+
+/* The highest architecture NVRTC can emit machine code for, not above want. */
+static int _skel_cuda_nvrtc_arch(int want, int *exact)
+{
+    int n = 0, best = 0, i, archs[128];
+    *exact = 0;
+    if (_skel_nvrtc.nvrtcGetNumSupportedArchs(&n) != 0 || n <= 0 || n > 128) return want;
+    if (_skel_nvrtc.nvrtcGetSupportedArchs(archs) != 0) return want;
+    for (i = 0; i < n; ++i) {
+        if (archs[i] == want) *exact = 1;
+        if (archs[i] <= want && archs[i] > best) best = archs[i];
+    }
+    return best ? best : want;
+}
+
+static uint64_t _skel_cuda_key(const char *src, const char *extra, int arch, int ptx)
+{
+    char ver[96];
+    uint64_t h = 0xcbf29ce484222325ULL;
+    snprintf(ver, sizeof ver, "v1 nvrtc %d.%d driver %d arch %d %s", _skel_nvrtc_major, _skel_nvrtc_minor,
+             _skel_cu_driver_version, arch, ptx ? "ptx" : "cubin");
+    h = _skel_cuda_hash_str(h, ver);
+    h = _skel_cuda_hash_str(h, extra ? extra : "");
+    return _skel_cuda_hash_str(h, src);
+}
+
+/* Look key up in the disk cache.  1 with *image when a valid entry exists;
+   a corrupt or truncated one is reported and removed. */
+static int _skel_cuda_disk_get(uint64_t key, unsigned char **image, size_t *size, int *format)
+{
+    const char *dir = _skel_cuda_cache_dir();
+    char path[1200];
+    const char *why = NULL;
+    unsigned char *buf;
+    size_t n = 0;
+    _skel_cuda_hdr h;
+    if (!*dir) return 0;
+    snprintf(path, sizeof path, "%s/cuda-%016llx.bin", dir, (unsigned long long)key);
+    if (!(buf = _skel_cuda_read_file(path, &n))) return 0;
+    if (n < sizeof h) why = "truncated header";
+    else {
+        memcpy(&h, buf, sizeof h);
+        if (memcmp(h.magic, _SKEL_CUDA_MAGIC, 8) != 0) why = "bad magic number";
+        else if (h.key != key) why = "key mismatch";
+        else if (h.bytes != n - sizeof h) why = "truncated payload";
+        else if (h.check != _skel_cuda_hash(0xcbf29ce484222325ULL, buf + sizeof h, (size_t)h.bytes))
+            why = "checksum mismatch";
+    }
+    if (why) {
+        _skel_log(SKEL_LOG_WARN, "cuda: kernel cache entry %s is corrupt (%s); rebuilding it", path, why);
+        pthread_mutex_lock(&_skel_cuda_lock);
+        _skel_cuda_st.disk_rejects++;
+        pthread_mutex_unlock(&_skel_cuda_lock);
+        remove(path);
+        SKEL_FREE(buf);
+        return 0;
+    }
+    memmove(buf, buf + sizeof h, (size_t)h.bytes);
+    buf[h.bytes] = 0;
+    *image = buf;
+    *size = (size_t)h.bytes;
+    *format = (int)h.format;
+    return 1;
+}
+
+static void _skel_cuda_disk_put(uint64_t key, const unsigned char *image, size_t size, int format)
+{
+    const char *dir = _skel_cuda_cache_dir();
+    char path[1200];
+    _skel_cuda_hdr h;
+    if (!*dir) return;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, _SKEL_CUDA_MAGIC, 8);
+    h.key = key;
+    h.bytes = size;
+    h.check = _skel_cuda_hash(0xcbf29ce484222325ULL, image, size);
+    h.format = (uint32_t)format;
+    snprintf(path, sizeof path, "%s/cuda-%016llx.bin", dir, (unsigned long long)key);
+    if (_skel_cuda_write_atomic(path, &h, sizeof h, image, size) != 0) {
+        static int warned;
+        if (!warned++) _skel_log(SKEL_LOG_WARN, "cuda: cannot write the kernel cache %s (%s)", path, strerror(errno));
+        return;
+    }
+    pthread_mutex_lock(&_skel_cuda_lock);
+    _skel_cuda_st.disk_writes++;
+    pthread_mutex_unlock(&_skel_cuda_lock);
+}
+
+/* A compiled image of src for architecture arch: from the disk cache, else
+   NVRTC (cubin; PTX for the newest architecture NVRTC knows when it does not
+   know arch), stored back.  *key identifies it. */
+static int _skel_cuda_image(const char *src, const char *name, const char *extra, int arch, unsigned char **image,
+                            size_t *size, int *format, uint64_t *key)
+{
+    int exact, use = _skel_cuda_nvrtc_arch(arch, &exact), ptx = !exact, rc;
+    double t0 = _skel_now();
+    *key = _skel_cuda_key(src, extra, use, ptx);
+    if (_skel_cuda_disk_get(*key, image, size, format)) {
+        pthread_mutex_lock(&_skel_cuda_lock);
+        _skel_cuda_st.disk_loads++;
+        _skel_cuda_st.load_seconds += _skel_now() - t0;
+        pthread_mutex_unlock(&_skel_cuda_lock);
+        return SKEL_OK;
+    }
+    if (ptx) _skel_log(SKEL_LOG_INFO, "cuda: NVRTC %d.%d cannot build sm_%d code; using PTX for compute_%d",
+                       _skel_nvrtc_major, _skel_nvrtc_minor, arch, use);
+    rc = _skel_cuda_nvrtc(src, name, use, ptx, extra, image, size);
+    if (rc != SKEL_OK) return rc;
+    *format = ptx;
+    _skel_cuda_disk_put(*key, *image, *size, ptx);
+    return SKEL_OK;
+}
+
+/* Compile-only entry point (tests, CI): compile src for sm_<arch> without a
+   GPU; the image is discarded, the disk cache is used. */
+int _skel_cuda_compile_check(const char *src, const char *name, const char *extra, int arch)
+{
+    unsigned char *image = NULL;
+    size_t size = 0;
+    int format = 0, rc;
+    uint64_t key;
+    if (!_skel_nvrtc_load()) return _skel_fail(SKEL_EBACKEND, "cuda: NVRTC is not available");
+    rc = _skel_cuda_image(src, name, extra, arch, &image, &size, &format, &key);
+    SKEL_FREE(image);
+    return rc;
+}
+
+/* The module for src on device d: memory cache, disk cache, NVRTC.
+   Thread-safe; compiles happen under the lock (rarely contended). */
+static int _skel_cuda_module(int d, const char *src, const char *name, const char *extra, _skel_CUmodule *out)
+{
+    _skel_cuda_dev *dv = &_skel_cuda_devs[d];
+    unsigned char *image = NULL;
+    size_t size = 0;
+    int format = 0, rc, i;
+    uint64_t key = _skel_cuda_key(src, extra, dv->arch_num, 0);
+    double t0;
+    pthread_mutex_lock(&_skel_cuda_lock);
+    for (i = 0; i < _skel_cuda_nmods; ++i)
+        if (_skel_cuda_mods[i].dev == d && _skel_cuda_mods[i].key == key) {
+            *out = _skel_cuda_mods[i].mod;
+            pthread_mutex_unlock(&_skel_cuda_lock);
+            return SKEL_OK;
+        }
+    pthread_mutex_unlock(&_skel_cuda_lock);
+    rc = _skel_cuda_image(src, name, extra, dv->arch_num, &image, &size, &format, &key);
+    if (rc != SKEL_OK) return rc;
+    key = _skel_cuda_key(src, extra, dv->arch_num, 0);
+    t0 = _skel_now();
+    rc = _skel_cuda_set(dv);
+    if (rc == SKEL_OK) rc = _SKEL_CU(cuModuleLoadData, (out, image));
+    SKEL_FREE(image);
+    if (rc != SKEL_OK && format == 0 && (_skel_cu_rc == _SKEL_CU_NO_BINARY_FOR_GPU || _skel_cu_rc == _SKEL_CU_INVALID_IMAGE)) {
+        /* the driver rejects NVRTC's machine code: let it JIT the PTX */
+        _skel_log(SKEL_LOG_WARN, "cuda: %s: %s; falling back to PTX", name, _skel_errbuf);
+        rc = _skel_cuda_nvrtc(src, name, dv->arch_num, 1, extra, &image, &size);
+        if (rc == SKEL_OK) rc = _SKEL_CU(cuModuleLoadData, (out, image));
+        SKEL_FREE(image);
+    }
+    if (rc != SKEL_OK) return rc;
+    pthread_mutex_lock(&_skel_cuda_lock);
+    _skel_cuda_st.module_loads++;
+    _skel_cuda_st.load_seconds += _skel_now() - t0;
+    if (_skel_cuda_nmods == _skel_cuda_capmods) {
+        int cap = _skel_cuda_capmods ? 2 * _skel_cuda_capmods : 64;
+        _skel_cuda_mod *m = (_skel_cuda_mod *)SKEL_REALLOC(_skel_cuda_mods, (size_t)cap * sizeof *m);
+        if (!m) { pthread_mutex_unlock(&_skel_cuda_lock); return _skel_fail(SKEL_ENOMEM, "cuda: module table"); }
+        _skel_cuda_mods = m;
+        _skel_cuda_capmods = cap;
+    }
+    _skel_cuda_mods[_skel_cuda_nmods].key = key;
+    _skel_cuda_mods[_skel_cuda_nmods].dev = d;
+    _skel_cuda_mods[_skel_cuda_nmods].mod = *out;
+    _skel_cuda_nmods++;
+    pthread_mutex_unlock(&_skel_cuda_lock);
+    return SKEL_OK;
+}
+
+/* ---------------------------------------------------------------------
+   cuda: device memory as a memory space of the coherence layer
+   A container's device copy is a _skel_cuda_buf (the space's void *).
+   --------------------------------------------------------------------- */
+typedef struct _skel_cuda_buf {
+    _skel_CUdeviceptr ptr;
+    size_t bytes;
+    void *pinned;               /* host buffer this space page-locked, if any */
+} _skel_cuda_buf;
+
+static int _skel_cuda_pinning = -1;
+static size_t _skel_cuda_alloc_limit, _skel_cuda_alloc_used;   /* tests: a budget of device bytes */
+static _SKEL_TLS int _skel_cuda_space_rc;   /* status of the last failed space operation */
+/* Tests: from now on, device allocations beyond `bytes` in total fail as
+   out of memory (0: no limit). */
+void _skel_cuda_test_alloc_limit(size_t bytes) { _skel_cuda_alloc_limit = bytes; _skel_cuda_alloc_used = 0; }
+static int _skel_cuda_budget(size_t bytes)
+{
+    if (!_skel_cuda_alloc_limit) return SKEL_OK;
+    if (_skel_cuda_alloc_used + bytes > _skel_cuda_alloc_limit)
+        return _skel_cu_error(_SKEL_CU_OUT_OF_MEMORY, "cuMemAlloc_v2 (test budget)");
+    _skel_cuda_alloc_used += bytes;
+    return SKEL_OK;
+}
+
+static int _skel_cuda_alloc(void *ctx, size_t bytes, void **out)
+{
+    _skel_cuda_dev *d = (_skel_cuda_dev *)ctx;
+    _skel_cuda_buf *b = (_skel_cuda_buf *)SKEL_MALLOC(sizeof *b);
+    int rc;
+    *out = NULL;
+    if (!b) return _skel_fail(SKEL_ENOMEM, "cuda: out of host memory");
+    memset(b, 0, sizeof *b);
+    rc = _skel_cuda_set(d);
+    if (rc == SKEL_OK) rc = _skel_cuda_budget(bytes);
+    if (rc == SKEL_OK) rc = _SKEL_CU(cuMemAlloc_v2, (&b->ptr, bytes));
+    if (rc != SKEL_OK) {
+        SKEL_FREE(b);
+        _skel_cuda_space_rc = rc;
+        if (rc == SKEL_ENOMEM)
+            _skel_fail(SKEL_ENOMEM, "cuda: out of device memory on %s (device %d) allocating %zu bytes",
+                       d->info.name, d->info.ordinal, bytes);
+        return rc;
+    }
+    b->bytes = bytes;
+    *out = b;
+    return SKEL_OK;
+}
+
+static void _skel_cuda_release(void *ctx, void *p)
+{
+    _skel_cuda_dev *d = (_skel_cuda_dev *)ctx;
+    _skel_cuda_buf *b = (_skel_cuda_buf *)p;
+    if (!b) return;
+    if (_skel_cuda_set(d) == SKEL_OK) {
+        _skel_cu.cuMemFree_v2(b->ptr);
+        if (b->pinned) _skel_cu.cuMemHostUnregister(b->pinned);
+    }
+    SKEL_FREE(b);
+}
+
+static int _skel_cuda_upload(void *ctx, void *p, const void *host, size_t bytes)
+{
+    _skel_cuda_dev *d = (_skel_cuda_dev *)ctx;
+    _skel_cuda_buf *b = (_skel_cuda_buf *)p;
+    _SKEL_TRY(_skel_cuda_set(d));
+    if (_skel_cuda_pinning < 0) _skel_cuda_pinning = _skel_env_int("SKEL_CUDA_PINNED", 0) > 0;
+    if (_skel_cuda_pinning && !b->pinned && bytes >= 65536) {
+        /* page-lock once; a buffer another device registered is fine as is */
+        _skel_CUresult r = _skel_cu.cuMemHostRegister_v2((void *)host, bytes, 0);
+        if (r == _SKEL_CU_SUCCESS) b->pinned = (void *)host;
+    }
+    if ((_skel_cuda_space_rc = _SKEL_CU(cuMemcpyHtoD_v2, (b->ptr, host, bytes))) != SKEL_OK) return _skel_cuda_space_rc;
+    pthread_mutex_lock(&_skel_cuda_lock);
+    _skel_cuda_st.uploads++;
+    _skel_cuda_st.bytes_up += (double)bytes;
+    pthread_mutex_unlock(&_skel_cuda_lock);
+    return SKEL_OK;
+}
+
+static int _skel_cuda_download(void *ctx, void *host, const void *p, size_t bytes)
+{
+    _skel_cuda_dev *d = (_skel_cuda_dev *)ctx;
+    const _skel_cuda_buf *b = (const _skel_cuda_buf *)p;
+    _SKEL_TRY(_skel_cuda_set(d));
+    if ((_skel_cuda_space_rc = _SKEL_CU(cuMemcpyDtoH_v2, (host, b->ptr, bytes))) != SKEL_OK) return _skel_cuda_space_rc;
+    pthread_mutex_lock(&_skel_cuda_lock);
+    _skel_cuda_st.downloads++;
+    _skel_cuda_st.bytes_down += (double)bytes;
+    pthread_mutex_unlock(&_skel_cuda_lock);
+    return SKEL_OK;
+}
+
+/* The device pointer of container c in device d's space, copying it there
+   when mode reads and the device copy is stale.  0 on failure (the error
+   is recorded: SKEL_ENOMEM or SKEL_EDEVICE). */
+static int _skel_cuda_operand(skel_vec *c, int d, int mode, _skel_CUdeviceptr *out)
+{
+    _skel_cuda_buf *b;
+    _skel_cuda_space_rc = 0;
+    b = (_skel_cuda_buf *)_skel_acquire(c, _skel_cuda_devs[d].space, mode);
+    if (!b) {
+        if (!_skel_cuda_space_rc) return _skel_fail(SKEL_EDEVICE, "cuda: cannot place an operand on device %d: %s", d,
+                                                    _skel_errbuf);
+        return _skel_cuda_space_rc;
+    }
+    *out = b->ptr;
+    return SKEL_OK;
+}
+
+/* ---------------------------------------------------------------------
+   cuda: launching
+   --------------------------------------------------------------------- */
+static int _skel_cuda_launch(int d, _skel_CUfunction f, size_t grid, unsigned block, unsigned shmem, void **args)
+{
+    (void)d;
+    if (grid == 0) return SKEL_OK;
+    if (grid > 0x7fffffffu) grid = 0x7fffffffu;
+    _SKEL_TRY(_SKEL_CU(cuLaunchKernel, (f, (unsigned)grid, 1, 1, block, 1, 1, shmem, NULL, args, NULL)));
+    _skel_cuda_st.launches++;   /* statistics only: a lost update is harmless */
+    return SKEL_OK;
+}
+
+/* ---------------------------------------------------------------------
+   cuda: running a call
+   skel.h's kernel templates give one program per instance and a launch
+   plan per call; this part compiles the program once per (device, block
+   size), keeps the module in the instance's backend_data, and executes the
+   plan: operands through the coherence layer, scratch buffers reused per
+   device, every launch on the legacy default stream (so launches, copies
+   and host reads are ordered without extra synchronisation).
+   --------------------------------------------------------------------- */
+#define _SKEL_CUDA_NFN 6
+typedef struct _skel_cuda_kern {
+    int dev, want_block, kind;  /* cache key: device, requested block, generated kind */
+    int block;                  /* block size the program was generated for */
+    _skel_CUmodule mod;
+    const char *names[_SKEL_CUDA_NFN];
+    _skel_CUfunction fns[_SKEL_CUDA_NFN];
+} _skel_cuda_kern;
+
+typedef struct _skel_cuda_inst {
+    int n, cap;
+    _skel_cuda_kern **k;        /* stable pointers: entries never move */
+} _skel_cuda_inst;
+
+static int _skel_cuda_bindex = -1;  /* registry index of "cuda" */
+static int _skel_cuda_check_archs[8], _skel_cuda_ncheck;   /* SKEL_CUDA_CHECK */
+
+static void _skel_cuda_opts(const skel_cuda_device_info *i, int block, _skel_kernel_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->block = block > 0 ? block : 256;
+    if (i && o->block > i->max_threads_per_block) o->block = i->max_threads_per_block;
+    o->shuffle = 1;
+    o->compute_units = i ? i->sms : 132;
+    /* statically sized __shared__ arrays: 48 KiB whatever the opt-in limit */
+    o->local_mem = i && i->shared_per_block > 0 && i->shared_per_block < 49152 ? (size_t)i->shared_per_block : 49152;
+}
+
+/* The program text for gen with opts, halving the block size while a tile
+   does not fit in shared memory (wide overlaps, 8-byte types at 1024). */
+static int _skel_cuda_source(const skel_skeleton *gen, _skel_kernel_opts *o, char **src)
+{
+    int rc;
+    for (;;) {
+        rc = _skel_kernel_source(gen, _SKEL_DIALECT_CUDA, o, src);
+        if (rc != SKEL_EUNSUPPORTED || o->block <= 64) return rc;
+        o->block /= 2;
+    }
+}
+
+/* A scan's carries for a split call need the Reduce kernels of the same
+   operator: the same instance, generated as a Reduce. */
+static void _skel_cuda_as_reduce(const skel_skeleton *sk, skel_skeleton *r)
+{
+    *r = *sk;
+    r->kind = SKEL_KIND_REDUCE;
+    r->func_name = NULL;
+    r->func_src = NULL;
+    r->state = NULL;
+}
+
+/* The compiled program of instance sk (generated as `kind`) on device d. */
+static int _skel_cuda_kernels(skel_skeleton *sk, int kind, int d, int want_block, _skel_cuda_kern **out)
+{
+    struct _skel_inst_state *st = _skel_state(sk);
+    _skel_cuda_inst *in;
+    _skel_cuda_kern *k;
+    skel_skeleton gen;
+    _skel_kernel_opts o;
+    char *src = NULL, name[160];
+    int i, rc;
+    if (!st) return _skel_fail(SKEL_ENOMEM, "cuda: out of memory");
+    pthread_mutex_lock(&_skel_cuda_lock);
+    in = (_skel_cuda_inst *)st->backend_data[_skel_cuda_bindex];
+    for (i = 0; in && i < in->n; ++i) {
+        k = in->k[i];
+        if (k->dev == d && k->want_block == want_block && k->kind == kind) {
+            pthread_mutex_unlock(&_skel_cuda_lock);
+            *out = k;
+            return SKEL_OK;
+        }
+    }
+    pthread_mutex_unlock(&_skel_cuda_lock);
+    if (kind == sk->kind) gen = *sk;
+    else _skel_cuda_as_reduce(sk, &gen);
+    _skel_cuda_opts(&_skel_cuda_devs[d].info, want_block, &o);
+    _SKEL_TRY(_skel_cuda_source(&gen, &o, &src));
+    k = (_skel_cuda_kern *)SKEL_MALLOC(sizeof *k);
+    if (!k) { SKEL_FREE(src); return _skel_fail(SKEL_ENOMEM, "cuda: out of memory"); }
+    memset(k, 0, sizeof *k);
+    k->dev = d;
+    k->want_block = want_block;
+    k->kind = kind;
+    k->block = o.block;
+    snprintf(name, sizeof name, "skel_%s_%s_b%d.cu", _skel_kind_name(kind), sk->name, o.block);
+    rc = _skel_cuda_module(d, src, name, NULL, &k->mod);
+    SKEL_FREE(src);
+    if (rc != SKEL_OK) { SKEL_FREE(k); return rc; }
+    pthread_mutex_lock(&_skel_cuda_lock);
+    in = (_skel_cuda_inst *)st->backend_data[_skel_cuda_bindex];
+    if (!in && (in = (_skel_cuda_inst *)SKEL_MALLOC(sizeof *in)) != NULL) {
+        memset(in, 0, sizeof *in);
+        st->backend_data[_skel_cuda_bindex] = in;
+    }
+    if (in && in->n == in->cap) {
+        int cap = in->cap ? 2 * in->cap : 4;
+        _skel_cuda_kern **nk = (_skel_cuda_kern **)SKEL_REALLOC(in->k, (size_t)cap * sizeof *nk);
+        if (nk) { in->k = nk; in->cap = cap; }
+    }
+    if (!in || in->n == in->cap) {
+        pthread_mutex_unlock(&_skel_cuda_lock);
+        SKEL_FREE(k);   /* the module stays in the global table */
+        return _skel_fail(SKEL_ENOMEM, "cuda: out of memory");
+    }
+    in->k[in->n++] = k;
+    pthread_mutex_unlock(&_skel_cuda_lock);
+    *out = k;
+    return SKEL_OK;
+}
+
+static int _skel_cuda_fn(_skel_cuda_kern *k, const char *name, _skel_CUfunction *f)
+{
+    int i;
+    for (i = 0; i < _SKEL_CUDA_NFN && k->names[i]; ++i)
+        if (k->names[i] == name || strcmp(k->names[i], name) == 0) { *f = k->fns[i]; return SKEL_OK; }
+    _SKEL_TRY(_SKEL_CU(cuModuleGetFunction, (f, k->mod, name)));
+    if (i < _SKEL_CUDA_NFN) {   /* benign race: two threads store the same value */
+        k->fns[i] = *f;
+        k->names[i] = name;
+    }
+    return SKEL_OK;
+}
+
+/* Scratch buffer slot of device d with at least bytes (grown, never shrunk). */
+static int _skel_cuda_scratch(_skel_cuda_dev *d, int slot, size_t bytes, _skel_CUdeviceptr *out)
+{
+    if (d->scratch_cap[slot] < bytes) {
+        size_t cap = bytes < 4096 ? 4096 : bytes + bytes / 4;
+        if (d->scratch[slot]) _skel_cu.cuMemFree_v2(d->scratch[slot]);
+        d->scratch[slot] = 0;
+        d->scratch_cap[slot] = 0;
+        _SKEL_TRY(_skel_cuda_budget(cap));
+        _SKEL_TRY(_SKEL_CU(cuMemAlloc_v2, (&d->scratch[slot], cap)));
+        d->scratch_cap[slot] = cap;
+    }
+    *out = d->scratch[slot];
+    return SKEL_OK;
+}
+
+/* Execute plan p on device d (its context current, its run lock held).
+   bufs[_SKEL_BUF_OUT .. _SKEL_BUF_IN0 + 3] are the operands (already
+   offset for a part); the scratch and weights slots are filled here.  With
+   a result, its element is copied to *result_dev (device memory, stream-
+   ordered) or, when result_dev is 0, to call->result. */
+static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, const skel_call *c,
+                           const _skel_kplan *p, _skel_CUdeviceptr *bufs, _skel_CUdeviceptr result_dev)
+{
+    _skel_cuda_dev *dv = &_skel_cuda_devs[d];
+    size_t esz = _skel_types[sk->out_type].size;
+    int i, j;
+    for (i = 0; i < 3; ++i)
+        if (p->scratch[i]) {
+            _SKEL_TRY(_skel_cuda_scratch(dv, i, p->scratch[i], &bufs[_SKEL_BUF_SCRATCH0 + i]));
+            if (p->zero[i]) _SKEL_TRY(_SKEL_CU(cuMemsetD8_v2, (bufs[_SKEL_BUF_SCRATCH0 + i], 0, p->zero[i])));
+        }
+    if (p->copy_in0 >= 0)
+        _SKEL_TRY(_SKEL_CU(cuMemcpyDtoD_v2, (bufs[_SKEL_BUF_SCRATCH0 + p->copy_in0], bufs[_SKEL_BUF_IN0],
+                                            p->scratch[p->copy_in0])));
+    if (p->weights_bytes) {
+        _SKEL_TRY(_skel_cuda_scratch(dv, 3, p->weights_bytes, &bufs[_SKEL_BUF_WEIGHTS]));
+        _SKEL_TRY(_SKEL_CU(cuMemcpyHtoD_v2, (bufs[_SKEL_BUF_WEIGHTS], c->weights, p->weights_bytes)));
+    }
+    for (i = 0; i < p->nsteps; ++i) {
+        const _skel_kstep *st = &p->step[i];
+        void *args[_SKEL_KARGS];
+        int ints[_SKEL_KARGS];
+        unsigned uints[_SKEL_KARGS];
+        int64_t idx[_SKEL_KARGS];
+        _skel_CUfunction f;
+        _SKEL_TRY(_skel_cuda_fn(k, st->kernel, &f));
+        for (j = 0; j < st->nargs; ++j) {
+            const _skel_karg *a = &st->arg[j];
+            switch (a->kind) {
+            case _SKEL_ARG_BUF: args[j] = &bufs[a->buf]; break;
+            case _SKEL_ARG_INDEX: idx[j] = a->value; args[j] = &idx[j]; break;
+            case _SKEL_ARG_INT: ints[j] = (int)a->value; args[j] = &ints[j]; break;
+            case _SKEL_ARG_UINT: uints[j] = (unsigned)a->value; args[j] = &uints[j]; break;
+            case _SKEL_ARG_ELEM: args[j] = (void *)a->elem; break;
+            default: args[j] = (void *)c->uniform; break;
+            }
+        }
+        _SKEL_TRY(_skel_cuda_launch(d, f, st->groups, (unsigned)k->block, 0, args));
+    }
+    if (p->result >= 0) {
+        if (result_dev)
+            _SKEL_TRY(_SKEL_CU(cuMemcpyDtoD_v2, (result_dev, bufs[_SKEL_BUF_SCRATCH0 + p->result], esz)));
+        else if (dv->pinned_result) {   /* a page-locked copy is several microseconds faster */
+            _SKEL_TRY(_SKEL_CU(cuMemcpyDtoH_v2, (dv->pinned_result, bufs[_SKEL_BUF_SCRATCH0 + p->result], esz)));
+            memcpy(c->result, dv->pinned_result, esz);
+        } else
+            _SKEL_TRY(_SKEL_CU(cuMemcpyDtoH_v2, (c->result, bufs[_SKEL_BUF_SCRATCH0 + p->result], esz)));
+    }
+    return SKEL_OK;
+}
+
+/* ---- splitting one call into parts (variant .devices) ----
+   Parts are contiguous ranges in index order, assigned round-robin to the
+   selected devices.  Supported: Map without index (elements), whole
+   Reduce/MapReduce without index (elements; the parts' results are
+   combined on the host in order), Scan of a vector (elements; carries
+   from a first Reduce pass) or a matrix (rows), MapOverlap along the rows
+   of a matrix (rows).  Anything else runs as one part. */
+enum { _SKEL_SPLIT_NONE = 0, _SKEL_SPLIT_ELEMS, _SKEL_SPLIT_ROWS };
+
+static int _skel_cuda_split_kind(const skel_skeleton *sk, const skel_call *c, const _skel_shape *sh)
+{
+    switch (sk->kind) {
+    case SKEL_KIND_MAP: return sk->index_mode || !sk->nin ? _SKEL_SPLIT_NONE : _SKEL_SPLIT_ELEMS;
+    case SKEL_KIND_REDUCE:
+    case SKEL_KIND_MAPREDUCE:
+        return c->direction == SKEL_WHOLE && !sk->index_mode && sk->nin ? _SKEL_SPLIT_ELEMS : _SKEL_SPLIT_NONE;
+    case SKEL_KIND_SCAN: return sh->rows > 1 ? _SKEL_SPLIT_ROWS : _SKEL_SPLIT_ELEMS;
+    case SKEL_KIND_OVERLAP:
+        return c->in[0]->is_matrix && (c->direction == 0 || c->direction == SKEL_ROWS) ? _SKEL_SPLIT_ROWS
+                                                                                       : _SKEL_SPLIT_NONE;
+    default: return _SKEL_SPLIT_NONE;
+    }
+}
+
+typedef struct _skel_cuda_part {
+    int dev;
+    size_t lo, hi;              /* elements or rows */
+    _skel_shape sh;
+    size_t off;                 /* element offset of the part */
+} _skel_cuda_part;
+
+/* The operands of call c on device d, offset by off elements. */
+static int _skel_cuda_operands(const skel_skeleton *sk, const skel_call *c, int d, size_t off, _skel_CUdeviceptr *bufs)
+{
+    size_t ie = _skel_types[sk->in_type].size, oe = _skel_types[sk->out_type].size;
+    int i, out_is_in = 0;
+    memset(bufs, 0, sizeof(_skel_CUdeviceptr) * 9);
+    for (i = 0; i < sk->nin; ++i) {
+        _SKEL_TRY(_skel_cuda_operand(c->in[i], d, _SKEL_READ, &bufs[_SKEL_BUF_IN0 + i]));
+        bufs[_SKEL_BUF_IN0 + i] += off * ie;
+        if (c->in[i] == c->out) out_is_in = 1;
+    }
+    if (c->out) {
+        _SKEL_TRY(_skel_cuda_operand(c->out, d, out_is_in ? _SKEL_READWRITE : _SKEL_WRITE, &bufs[_SKEL_BUF_OUT]));
+        bufs[_SKEL_BUF_OUT] += off * oe;
+    }
+    return SKEL_OK;
+}
+
+static int _skel_cuda_run_split(const _skel_variant *v, skel_skeleton *sk, const skel_call *c, const _skel_shape *sh,
+                                int nparts, int how)
+{
+    _skel_cuda_part parts[64];
+    size_t esz = _skel_types[sk->out_type].size, total = how == _SKEL_SPLIT_ROWS ? sh->rows : sh->n;
+    size_t per_elem = how == _SKEL_SPLIT_ROWS ? sh->cols : 1;
+    unsigned char partials[64 * 8], carry[8];
+    int p, d, rc = SKEL_OK, used[_SKEL_CUDA_MAX_DEVICES] = { 0 };
+    int is_reduce = sk->kind == SKEL_KIND_REDUCE || sk->kind == SKEL_KIND_MAPREDUCE;
+    int scan_carries = sk->kind == SKEL_KIND_SCAN && how == _SKEL_SPLIT_ELEMS;
+    _skel_CUdeviceptr bufs[9];
+    _skel_job job;
+    if (nparts > 64) nparts = 64;
+    if ((size_t)nparts > total) nparts = (int)(total ? total : 1);
+    for (p = 0; p < nparts; ++p) {
+        _skel_cuda_part *q = &parts[p];
+        q->dev = p % _skel_cuda_ndevs;
+        q->lo = total * (size_t)p / (size_t)nparts;
+        q->hi = total * (size_t)(p + 1) / (size_t)nparts;
+        q->sh = *sh;
+        q->off = q->lo * per_elem;
+        if (how == _SKEL_SPLIT_ROWS) { q->sh.rows = q->hi - q->lo; q->sh.n = q->sh.rows * sh->cols; }
+        else { q->sh.n = q->hi - q->lo; q->sh.rows = 1; q->sh.cols = q->sh.n; }
+        used[q->dev] = 1;
+    }
+    /* operands on every device used: full copies through the coherence layer */
+    for (d = 0; d < _skel_cuda_ndevs; ++d)
+        if (used[d]) {
+            pthread_mutex_lock(&_skel_cuda_devs[d].run_lock);
+            rc = _skel_cuda_set(&_skel_cuda_devs[d]);
+            if (rc == SKEL_OK) rc = _skel_cuda_operands(sk, c, d, 0, bufs);
+            if (rc == SKEL_OK && (is_reduce || scan_carries) && !_skel_cuda_devs[d].results)
+                rc = _SKEL_CU(cuMemAlloc_v2, (&_skel_cuda_devs[d].results, 64 * 8));
+            pthread_mutex_unlock(&_skel_cuda_devs[d].run_lock);
+            if (rc != SKEL_OK) return rc;
+        }
+    memset(&job, 0, sizeof job);
+    job.in[0] = partials;
+    if (scan_carries) {
+        /* pass 1: each part's total (all but the last), in order */
+        for (p = 0; p + 1 < nparts && rc == SKEL_OK; ++p) {
+            _skel_cuda_part *q = &parts[p];
+            _skel_cuda_kern *k;
+            _skel_kplan plan;
+            skel_skeleton red;
+            skel_call rc_call;
+            _skel_kernel_opts o;
+            _skel_cuda_as_reduce(sk, &red);
+            memset(&rc_call, 0, sizeof rc_call);
+            rc_call.in[0] = c->in[0];
+            rc_call.result = partials;
+            rc = _skel_cuda_kernels(sk, SKEL_KIND_REDUCE, q->dev, v->block, &k);
+            if (rc != SKEL_OK) break;
+            _skel_cuda_opts(&_skel_cuda_devs[q->dev].info, k->block, &o);
+            rc = _skel_kernel_plan(&red, &rc_call, &q->sh, &o, &plan);
+            pthread_mutex_lock(&_skel_cuda_devs[q->dev].run_lock);
+            if (rc == SKEL_OK) rc = _skel_cuda_set(&_skel_cuda_devs[q->dev]);
+            if (rc == SKEL_OK) rc = _skel_cuda_operands(&red, &rc_call, q->dev, q->off, bufs);
+            if (rc == SKEL_OK)
+                rc = _skel_cuda_exec(q->dev, k, &red, &rc_call, &plan, bufs, _skel_cuda_devs[q->dev].results + (size_t)p * 8);
+            pthread_mutex_unlock(&_skel_cuda_devs[q->dev].run_lock);
+        }
+        for (p = 0; p + 1 < nparts && rc == SKEL_OK; ++p) {
+            rc = _skel_cuda_set(&_skel_cuda_devs[parts[p].dev]);
+            if (rc == SKEL_OK)
+                rc = _SKEL_CU(cuMemcpyDtoH_v2, (partials + (size_t)(p + 1) * esz,
+                                                _skel_cuda_devs[parts[p].dev].results + (size_t)p * 8, esz));
+        }
+        if (rc != SKEL_OK) return rc;
+    }
+    for (p = 0; p < nparts && rc == SKEL_OK; ++p) {
+        _skel_cuda_part *q = &parts[p];
+        _skel_cuda_kern *k;
+        _skel_kplan plan;
+        _skel_kernel_opts o;
+        rc = _skel_cuda_kernels(sk, sk->kind, q->dev, v->block, &k);
+        if (rc != SKEL_OK) break;
+        _skel_cuda_opts(&_skel_cuda_devs[q->dev].info, k->block, &o);
+        rc = _skel_kernel_plan(sk, c, &q->sh, &o, &plan);
+        if (rc != SKEL_OK) break;
+        if (scan_carries && p > 0 && plan.nsteps == 1) {
+            /* carry = [init (+)] total of parts 0..p-1: exclusive from it,
+               or inclusive starting from it (mode 2 of the template) */
+            if (c->init) memcpy(partials, c->init, esz);
+            sk->cpu.reduce(&job, c->init ? 0 : 1, (size_t)p + 1, carry);
+            memcpy(plan.step[0].arg[9].elem, carry, esz);
+            plan.step[0].arg[8].value = c->exclusive ? 1 : 2;
+        }
+        pthread_mutex_lock(&_skel_cuda_devs[q->dev].run_lock);
+        rc = _skel_cuda_set(&_skel_cuda_devs[q->dev]);
+        if (rc == SKEL_OK) rc = _skel_cuda_operands(sk, c, q->dev, q->off, bufs);
+        if (rc == SKEL_OK)
+            rc = _skel_cuda_exec(q->dev, k, sk, c, &plan, bufs,
+                                 is_reduce ? _skel_cuda_devs[q->dev].results + (size_t)p * 8 : 0);
+        pthread_mutex_unlock(&_skel_cuda_devs[q->dev].run_lock);
+    }
+    if (rc != SKEL_OK) return rc;
+    if (is_reduce) {    /* the parts' results, combined in order on the host */
+        for (p = 0; p < nparts && rc == SKEL_OK; ++p) {
+            rc = _skel_cuda_set(&_skel_cuda_devs[parts[p].dev]);
+            if (rc == SKEL_OK)
+                rc = _SKEL_CU(cuMemcpyDtoH_v2, (partials + (size_t)p * esz,
+                                                _skel_cuda_devs[parts[p].dev].results + (size_t)p * 8, esz));
+        }
+        if (rc != SKEL_OK) return rc;
+        sk->cpu.reduce(&job, 0, (size_t)nparts, c->result);
+        return SKEL_OK;
+    }
+    /* gather the parts computed elsewhere into the first device's copy */
+    if (c->out) {
+        _skel_cuda_buf *dst = (_skel_cuda_buf *)c->out->dev[_skel_cuda_devs[0].space];
+        for (p = 0; p < nparts && rc == SKEL_OK; ++p) {
+            _skel_cuda_part *q = &parts[p];
+            _skel_cuda_buf *src = (_skel_cuda_buf *)c->out->dev[_skel_cuda_devs[q->dev].space];
+            size_t off = q->off * esz, bytes = q->sh.n * esz;
+            if (q->dev == 0 || !bytes) continue;
+            rc = _SKEL_CU(cuMemcpyPeer, (dst->ptr + off, _skel_cuda_devs[0].ctx, src->ptr + off,
+                                         _skel_cuda_devs[q->dev].ctx, bytes));
+        }
+        if (rc != SKEL_OK) return rc;
+        _skel_mark_written(c->out, _skel_cuda_devs[0].space);
+    }
+    return SKEL_OK;
+}
+
+static int _skel_cuda_run(const _skel_backend *b, const _skel_variant *v, skel_skeleton *sk, const skel_call *c,
+                          const _skel_shape *sh)
+{
+    _skel_cuda_dev *dv = &_skel_cuda_devs[0];
+    _skel_cuda_kern *k;
+    _skel_kernel_opts o;
+    _skel_kplan plan;
+    _skel_CUdeviceptr bufs[9];
+    int rc, how;
+    (void)b;
+    if (v->devices > 1 && (how = _skel_cuda_split_kind(sk, c, sh)) != _SKEL_SPLIT_NONE)
+        return _skel_cuda_run_split(v, sk, c, sh, v->devices, how);
+    _SKEL_TRY(_skel_cuda_kernels(sk, sk->kind, 0, v->block, &k));
+    _skel_cuda_opts(&dv->info, k->block, &o);
+    _SKEL_TRY(_skel_kernel_plan(sk, c, sh, &o, &plan));
+    pthread_mutex_lock(&dv->run_lock);
+    rc = _skel_cuda_set(dv);
+    if (rc == SKEL_OK) rc = _skel_cuda_operands(sk, c, 0, 0, bufs);
+    if (rc == SKEL_OK) rc = _skel_cuda_exec(0, k, sk, c, &plan, bufs, 0);
+    pthread_mutex_unlock(&dv->run_lock);
+    if (rc == SKEL_OK && c->out) _skel_mark_written(c->out, dv->space);
+    return rc;
+}
+
+/* ---- compile checks (no GPU needed) ---- */
+typedef struct _skel_cuda_job {
+    const char *src, *name;
+    int arch, rc;
+    char err[1024];
+} _skel_cuda_job;
+
+static void *_skel_cuda_job_run(void *p)
+{
+    _skel_cuda_job *j = (_skel_cuda_job *)p;
+    j->rc = _skel_cuda_compile_check(j->src, j->name, NULL, j->arch);
+    if (j->rc != SKEL_OK) snprintf(j->err, sizeof j->err, "%s", _skel_errbuf);
+    return NULL;
+}
+
+/* Generate every kernel call c of sk needs with block `block` and compile
+   it for each of the archs, concurrently; also check that each kernel the
+   plan launches is in the program. */
+static int _skel_cuda_check_call(skel_skeleton *sk, const skel_call *c, int block, const int *archs, int narchs)
+{
+    static uint64_t seen[4096];
+    static int nseen;
+    _skel_cuda_job jobs[8];
+    pthread_t th[8];
+    int started[8] = { 0 };
+    _skel_kernel_opts o;
+    _skel_kplan plan;
+    _skel_shape sh;
+    char *src = NULL, name[160];
+    int i, rc = SKEL_OK;
+    uint64_t key;
+    _SKEL_TRY(_skel_check(sk, c, &sh));
+    _skel_cuda_opts(NULL, block, &o);
+    _SKEL_TRY(_skel_cuda_source(sk, &o, &src));
+    _skel_cuda_opts(NULL, o.block, &o);
+    rc = _skel_kernel_plan(sk, c, &sh, &o, &plan);
+    for (i = 0; rc == SKEL_OK && i < plan.nsteps; ++i)
+        if (!strstr(src, plan.step[i].kernel))
+            rc = _skel_fail(SKEL_ECOMPILE, "cuda: %s: the plan launches %s, which its program lacks", sk->name,
+                            plan.step[i].kernel);
+    key = _skel_cuda_hash_str(0xcbf29ce484222325ULL, src);
+    pthread_mutex_lock(&_skel_cuda_lock);
+    for (i = 0; i < nseen; ++i)
+        if (seen[i] == key) break;
+    pthread_mutex_unlock(&_skel_cuda_lock);
+    if (rc != SKEL_OK || i < nseen) { SKEL_FREE(src); return rc; }
+    snprintf(name, sizeof name, "skel_%s_%s_b%d.cu", _skel_kind_name(sk->kind), sk->name, o.block);
+    for (i = 0; i < narchs && i < 8; ++i) {
+        jobs[i].src = src;
+        jobs[i].name = name;
+        jobs[i].arch = archs[i];
+        jobs[i].rc = SKEL_OK;
+        if (i > 0 && pthread_create(&th[i], NULL, _skel_cuda_job_run, &jobs[i]) == 0) started[i] = 1;
+        else if (i > 0) _skel_cuda_job_run(&jobs[i]);
+    }
+    if (narchs > 0) _skel_cuda_job_run(&jobs[0]);
+    for (i = 0; i < narchs && i < 8; ++i) {
+        if (started[i]) pthread_join(th[i], NULL);
+        if (jobs[i].rc != SKEL_OK && rc == SKEL_OK) {
+            rc = jobs[i].rc;
+            snprintf(_skel_errbuf, sizeof _skel_errbuf, "%s", jobs[i].err);
+        }
+    }
+    SKEL_FREE(src);
+    if (rc == SKEL_OK) {
+        pthread_mutex_lock(&_skel_cuda_lock);
+        if (nseen < 4096) seen[nseen++] = key;
+        pthread_mutex_unlock(&_skel_cuda_lock);
+    }
+    return rc;
+}
+
+/* Tests: compile what call c of sk would run, for sm_<arch>, no GPU needed. */
+int _skel_cuda_instance_check(skel_skeleton *sk, const skel_call *call, int arch)
+{
+    _skel_init();
+    if (!_skel_nvrtc_load()) return _skel_fail(SKEL_EBACKEND, "cuda: NVRTC is not available");
+    return _skel_cuda_check_call(sk, call, 256, &arch, 1);
+}
+
+/* The "cuda-check" backend: compile, then compute on one CPU core. */
+static int _skel_cuda_check_run(const _skel_backend *b, const _skel_variant *v, skel_skeleton *sk,
+                                const skel_call *c, const _skel_shape *sh)
+{
+    (void)b;
+    _SKEL_TRY(_skel_cuda_check_call(sk, c, v->block, _skel_cuda_check_archs, _skel_cuda_ncheck));
+    return _skel_backends[0].run(&_skel_backends[0], v, sk, c, sh);
+}
+
+/* ---------------------------------------------------------------------
+   cuda: registration
+   --------------------------------------------------------------------- */
+static int _skel_cuda_run(const _skel_backend *b, const _skel_variant *v, skel_skeleton *sk, const skel_call *c,
+                          const _skel_shape *sh);
+static int _skel_cuda_candidates(const _skel_backend *b, skel_variant *out, int max);
+static int _skel_cuda_check_run(const _skel_backend *b, const _skel_variant *v, skel_skeleton *sk,
+                                const skel_call *c, const _skel_shape *sh);
+static char _skel_cuda_absent[256] = "cuda backend not registered yet";
+
+/* SKEL_CUDA_CHECK=sm_80,sm_90: the compile-check backend (no GPU needed). */
+static void _skel_cuda_register_check(void)
+{
+    const char *s = getenv("SKEL_CUDA_CHECK");
+    _skel_backend b;
+    if (!s || !*s) return;
+    while (*s && _skel_cuda_ncheck < 8) {
+        int a = 0;
+        if (strncmp(s, "sm_", 3) == 0) s += 3;
+        while (*s >= '0' && *s <= '9') a = a * 10 + (*s++ - '0');
+        if (a > 0) _skel_cuda_check_archs[_skel_cuda_ncheck++] = a;
+        while (*s && *s != ',') ++s;
+        if (*s == ',') ++s;
+    }
+    if (!_skel_cuda_ncheck || !_skel_nvrtc_load()) {
+        _skel_log(SKEL_LOG_ERROR, "cuda: SKEL_CUDA_CHECK=%s needs NVRTC and sm_XY names", getenv("SKEL_CUDA_CHECK"));
+        return;
+    }
+    memset(&b, 0, sizeof b);
+    b.name = "cuda-check";
+    b.run = _skel_cuda_check_run;
+    snprintf(b.info, sizeof b.info, "NVRTC %d.%d compile check, CPU execution", _skel_nvrtc_major, _skel_nvrtc_minor);
+    _skel_backend_register(&b);
+}
+
+/* SKEL_CUDA_STATS=1: the counters on stderr at exit. */
+static void _skel_cuda_print_stats(void)
+{
+    skel_cuda_stats s;
+    skel_cuda_stats_get(&s);
+    fprintf(stderr, "skel cuda: %ld compilations (%.1f ms each), %ld disk-cache loads, %ld module loads "
+            "(%.2f ms each), %ld cache writes, %ld rejected; %ld uploads (%.1f MB), %ld downloads (%.1f MB), "
+            "%ld launches\n", s.compiles, s.compiles ? 1e3 * s.compile_seconds / (double)s.compiles : 0.0,
+            s.disk_loads, s.module_loads, (s.disk_loads + s.module_loads) ? 1e3 * s.load_seconds / (double)(s.disk_loads + s.module_loads) : 0.0,
+            s.disk_writes, s.disk_rejects, s.uploads, s.bytes_up / 1e6, s.downloads, s.bytes_down / 1e6, s.launches);
+}
+
+/* Load the libraries, open the selected devices, register their memory
+   spaces and the backend.  Runs once, from the registry's initialisation. */
+static void _skel_cuda_provide(void)
+{
+    static int done;
+    int n = 0, i, rc;
+    _skel_backend b;
+    char more[48] = "";
+    if (done++) return;
+    if (_skel_env_int("SKEL_CUDA_STATS", 0) > 0) atexit(_skel_cuda_print_stats);
+    _skel_cuda_register_check();
+    if (!_skel_nvrtc_load()) { snprintf(_skel_cuda_absent, sizeof _skel_cuda_absent, "NVRTC not found"); return; }
+    if (!_skel_cu_load()) { snprintf(_skel_cuda_absent, sizeof _skel_cuda_absent, "libcuda.so.1 not found"); return; }
+    if ((rc = _SKEL_CU(cuInit, (0))) != SKEL_OK || (rc = _SKEL_CU(cuDeviceGetCount, (&n))) != SKEL_OK || n <= 0) {
+        snprintf(_skel_cuda_absent, sizeof _skel_cuda_absent, "no CUDA device (%.200s)",
+                 rc != SKEL_OK ? _skel_errbuf : "cuDeviceGetCount: 0");
+        _skel_log(SKEL_LOG_INFO, "cuda: %s", _skel_cuda_absent);
+        return;
+    }
+    _skel_cu.cuDriverGetVersion(&_skel_cu_driver_version);
+    for (i = 0; i < n && _skel_cuda_ndevs < _SKEL_CUDA_MAX_DEVICES; ++i) {
+        _skel_cuda_dev *d = &_skel_cuda_devs[_skel_cuda_ndevs];
+        _skel_space sp;
+        if (!_skel_cuda_selected(i)) continue;
+        if (_skel_cuda_probe(i, d) != SKEL_OK || _SKEL_CU(cuDevicePrimaryCtxRetain, (&d->ctx, d->dev)) != SKEL_OK) {
+            _skel_log(SKEL_LOG_WARN, "cuda: skipping device %d: %s", i, _skel_errbuf);
+            continue;
+        }
+        pthread_mutex_init(&d->run_lock, NULL);
+        if (_skel_cuda_set(d) != SKEL_OK || _skel_cu.cuMemAllocHost_v2(&d->pinned_result, 64) != _SKEL_CU_SUCCESS)
+            d->pinned_result = NULL;
+        memset(&sp, 0, sizeof sp);
+        sp.name = "cuda";
+        sp.ctx = d;
+        sp.alloc = _skel_cuda_alloc;
+        sp.release = _skel_cuda_release;
+        sp.upload = _skel_cuda_upload;
+        sp.download = _skel_cuda_download;
+        if ((d->space = _skel_space_register(&sp)) < 0) break;
+        _skel_log(SKEL_LOG_INFO, "cuda: device %d: %s, %s, %d SMs, %.1f GiB, %d KiB shared/block (%d opt-in), %d regs/block",
+                  i, d->info.name, d->arch, d->info.sms, (double)d->info.memory / (1 << 30),
+                  d->info.shared_per_block >> 10, d->info.shared_per_block_optin >> 10, d->info.regs_per_block);
+        _skel_cuda_ndevs++;
+    }
+    if (!_skel_cuda_ndevs) {
+        snprintf(_skel_cuda_absent, sizeof _skel_cuda_absent, "no usable CUDA device (SKEL_CUDA_DEVICES=%s)",
+                 getenv("SKEL_CUDA_DEVICES") ? getenv("SKEL_CUDA_DEVICES") : "");
+        return;
+    }
+    memset(&b, 0, sizeof b);
+    b.name = "cuda";
+    b.is_gpu = 1;
+    b.space = _skel_cuda_devs[0].space;
+    b.run = _skel_cuda_run;
+    b.candidates = _skel_cuda_candidates;
+    if (_skel_cuda_ndevs > 1) snprintf(more, sizeof more, " (+%d more)", _skel_cuda_ndevs - 1);
+    snprintf(b.info, sizeof b.info, "%s%s, %s, %d SMs, driver %d.%d, NVRTC %d.%d", _skel_cuda_devs[0].info.name, more,
+             _skel_cuda_devs[0].arch, _skel_cuda_devs[0].info.sms, _skel_cu_driver_version / 1000,
+             _skel_cu_driver_version % 1000 / 10, _skel_nvrtc_major, _skel_nvrtc_minor);
+    _skel_log(SKEL_LOG_INFO, "cuda: driver %d.%d, NVRTC %d.%d", _skel_cu_driver_version / 1000,
+              _skel_cu_driver_version % 1000 / 10, _skel_nvrtc_major, _skel_nvrtc_minor);
+    rc = _skel_backend_register(&b);
+    for (i = 0; i < _skel_cuda_ndevs; ++i) _skel_cuda_devs[i].backend = rc;
+    _skel_cuda_bindex = rc;
+    _skel_cuda_absent[0] = 0;
+}
+
+int _skel_cuda_candidates_get(skel_variant *out, int max)
+{
+    _skel_init();
+    return _skel_cuda_ndevs ? _skel_cuda_candidates(NULL, out, max) : 0;
+}
+
+int skel_cuda_register(void)
+{
+    if (_skel_nbackends == 0) _skel_provider_add(_skel_cuda_provide);   /* before the registry is built */
+    _skel_init();
+    _skel_cuda_provide();   /* no-op when the registry already ran it */
+    if (_skel_cuda_ndevs == 0) return _skel_fail(SKEL_EBACKEND, "cuda: backend unavailable: %s", _skel_cuda_absent);
+    return SKEL_OK;
+}
+
+#if defined(__GNUC__)
+__attribute__((constructor)) static void _skel_cuda_ctor(void) { _skel_provider_add(_skel_cuda_provide); }
+#endif
+
+/* Tuning candidates: 128..1024 threads per block x two grid sizes (one
+   full wave of resident blocks, and 4 waves), plus the split over every
+   selected device when there are several. */
+static int _skel_cuda_candidates(const _skel_backend *b, skel_variant *out, int max)
+{
+    static const int blocks[] = { 128, 256, 512, 1024 };
+    const skel_cuda_device_info *i = &_skel_cuda_devs[0].info;
+    int k, g, n = 0;
+    (void)b;
+    for (k = 0; k < 4; ++k) {
+        int wave = i->sms * (i->max_threads_per_sm / blocks[k] > 0 ? i->max_threads_per_sm / blocks[k] : 1);
+        if (blocks[k] > i->max_threads_per_block) continue;
+        for (g = 0; g < 2 && n < max; ++g) {
+            memset(&out[n], 0, sizeof out[n]);
+            out[n].backend = "cuda";
+            out[n].block = blocks[k];
+            out[n].grid = g ? 4 * wave : wave;
+            ++n;
+        }
+    }
+    if (_skel_cuda_ndevs > 1 && n < max) {
+        memset(&out[n], 0, sizeof out[n]);
+        out[n].backend = "cuda";
+        out[n].devices = _skel_cuda_ndevs;
+        ++n;
+    }
+    return n;
+}
+
+#endif /* SKEL_CUDA implementation */

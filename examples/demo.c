@@ -5,6 +5,13 @@
    against a plain loop.  Last column: the variant skel picks by default
    (no plan) for that call.
 
+   Then the tuner: it tunes the dot product (MapReduce) over 10 .. 5e7
+   elements on every backend this machine has (20 s budget), saves the plan
+   beside this executable (build/demo.skelplans/dot.plan), runs dot with
+   the plan at a few sizes against each backend fixed, and shows the plan
+   as `build/skel_plan` prints it.  The next run loads the plan file and
+   tunes nothing (SKEL_RETUNE=1 forces a new tuning).
+
    To add a skeleton, write its setup / check functions and add a row to
    CASES below; to add a backend column, add its name to CPU_BACKENDS. */
 #define _POSIX_C_SOURCE 200809L    /* clock_gettime */
@@ -16,6 +23,8 @@
 
 #define SKEL_IMPLEMENTATION
 #include "skel.h"
+#include "skel_cuda.h"             /* GPU backends, when their libraries load */
+#include "skel_cl.h"
 
 /* ---- skeletons ---- */
 SKEL_FUNC(float, mult, (float a, float b), return a * b;)
@@ -131,6 +140,127 @@ static double time_call(demo_case *c)
     return t[2];
 }
 
+/* ---- the tuner on the dot product ---- */
+#define TUNE_LO 10
+#define TUNE_HI 50000000
+SKEL_MAPREDUCE(tdot, mult, add, float, 2)   /* its own instance: its own plan */
+
+/* median of 5 timed calls after a warm-up; < 0 on failure */
+static double time_dot(skel_vec *x, skel_vec *y, float *r)
+{
+    double t[5], tmp;
+    int i, j;
+    if (skel_mapreduce2(tdot, x, y, r) != SKEL_OK) return -1;
+    for (i = 0; i < 5; ++i) {
+        double t0 = wall();
+        if (skel_mapreduce2(tdot, x, y, r) != SKEL_OK) return -1;
+        t[i] = wall() - t0;
+    }
+    for (i = 1; i < 5; ++i)
+        for (j = i; j > 0 && t[j] < t[j - 1]; --j) { tmp = t[j]; t[j] = t[j - 1]; t[j - 1] = tmp; }
+    return t[2];
+}
+
+static int tuner_demo(void)
+{
+    static const size_t sizes[] = { 10, 1000, 30000, 300000, 3000000, 50000000 };
+    skel_plan *plan, *again, *fixed[8];
+    skel_plan_stats st;
+    skel_variant v;
+    char path[1024], cmd[1200];
+    float *x, *y;
+    int b, nb = skel_backend_count() < 8 ? skel_backend_count() : 8, ok = 1;
+    size_t i, k;
+    double t0, reload;
+
+    printf("\n== the tuner ==\n");
+    if (skel_plan_path("dot", NULL, path, sizeof path) != SKEL_OK) return 0;
+    printf("dot product (MapReduce, float) over n = %d .. %d on every backend x its parameters;\n"
+           "plan file %s\n", TUNE_LO, TUNE_HI, path);
+    t0 = wall();
+    if (skel_tune(&(skel_tune_desc){ .id = "dot", .sk = tdot, .lower = { TUNE_LO }, .upper = { TUNE_HI },
+                                     .time_budget = 20 }, &plan) != SKEL_OK) {
+        printf("tuning failed: %s\n", skel_last_error());
+        return 0;
+    }
+    skel_plan_stats_get(plan, &st);
+    if (st.loaded)
+        printf("loaded the plan tuned in an earlier run (%.1f s, %d points) in %.3f s: nothing measured\n",
+               st.tune_seconds, st.points, wall() - t0);
+    else
+        printf("tuned in %.1f s: %d points (%.2g%% of the sizes), %d variants (%d pruned), tree of %d nodes, "
+               "depth %d; saved\n", st.tune_seconds, st.points, 100 * st.explored, st.variants, st.pruned,
+               st.nodes, st.depth);
+    t0 = wall();                            /* the same call again: now it loads */
+    if (skel_tune(&(skel_tune_desc){ .id = "dot", .sk = tdot, .lower = { TUNE_LO }, .upper = { TUNE_HI },
+                                     .time_budget = 20 }, &again) == SKEL_OK) {
+        reload = wall() - t0;
+        skel_plan_stats_get(again, &st);
+        printf("skel_tune with the same description again: %s in %.4f s\n",
+               st.loaded ? "loaded from the file" : "tuned again (file not writable?)", reload);
+        skel_set_plan(tdot, plan);
+        skel_plan_free(again);
+    }
+
+    x = malloc(TUNE_HI * sizeof *x);
+    y = malloc(TUNE_HI * sizeof *y);
+    if (!x || !y) { printf("out of memory\n"); free(x); free(y); return 0; }
+    fill_random(x, TUNE_HI);
+    fill_random(y, TUNE_HI);
+    for (b = 0; b < nb; ++b) {
+        skel_plan_new(&fixed[b]);
+        skel_plan_add(fixed[b], 0, SIZE_MAX, &(skel_variant){ .backend = skel_backend_name(b) });
+    }
+    printf("\n%10s  %-16s %10s", "n", "plan chooses", "tuned ms");
+    for (b = 0; b < nb; ++b) printf(" %8s ms", skel_backend_name(b));
+    printf("  check\n");
+    for (k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
+        size_t n = sizes[k];
+        skel_vec *vx, *vy;
+        char label[48];
+        double ref = 0, mag = 0, t;
+        float r = 0;
+        int good = 1;
+        skel_vec_wrap(&vx, SKEL_FLOAT, n, x);       /* the first n elements, no copy */
+        skel_vec_wrap(&vy, SKEL_FLOAT, n, y);
+        for (i = 0; i < n; ++i) { ref += (double)x[i] * y[i]; mag += fabs((double)x[i] * y[i]); }
+        skel_set_plan(tdot, plan);
+        skel_plan_lookup(plan, n, &v);
+        snprintf(label, sizeof label, "%s", v.backend);
+        if (v.threads) snprintf(label + strlen(label), sizeof label - strlen(label), "/%d", v.threads);
+        if (v.block) snprintf(label + strlen(label), sizeof label - strlen(label), "/b%d", v.block);
+        t = time_dot(vx, vy, &r);
+        good &= t >= 0 && fabs(r - ref) <= 1e-5 * mag + 1e-6;
+        printf("%10zu  %-16s %10.3f", n, label, t * 1e3);
+        for (b = 0; b < nb; ++b) {
+            skel_set_plan(tdot, fixed[b]);
+            t = time_dot(vx, vy, &r);
+            good &= t >= 0 && fabs(r - ref) <= 1e-5 * mag + 1e-6;
+            printf(" %11.3f", t * 1e3);
+        }
+        printf("  %s\n", good ? "OK" : "WRONG");
+        ok &= good;
+        skel_free(vx);
+        skel_free(vy);
+    }
+    printf("(omp/N: N threads; fixed backends run with their default parameters, the plan may pick others)\n");
+    skel_set_plan(tdot, NULL);
+    t0 = wall();
+    for (k = 0; k < 1000000; ++k) skel_plan_lookup(plan, 10 + k * 47, &v);
+    printf("plan lookup: %.1f ns\n", (wall() - t0) * 1e3);
+
+    printf("\n$ build/skel_plan %s   (the ranges; --json, --svg for more)\n", path);
+    fflush(stdout);
+    snprintf(cmd, sizeof cmd, "build/skel_plan '%s' | sed -n -e '/^tuning/p' -e '/^variants/,/^points/p' "
+             "-e '/^ranges/,$p' | grep -v '^points'", path);
+    if (system(cmd) != 0) skel_plan_dump(plan, SKEL_DUMP_TEXT, NULL);
+    for (b = 0; b < nb; ++b) skel_plan_free(fixed[b]);
+    skel_plan_free(plan);
+    free(x);
+    free(y);
+    return ok;
+}
+
 int main(void)
 {
     skel_plan *plan[NCPU];
@@ -202,10 +332,11 @@ int main(void)
     }
     printf("\nspeedup: seq time / time on the last backend listed; "
            "check: the result of every backend against a plain loop\n");
-    printf("(demo took %.1f s)\n", wall() - start);
 
     skel_free(vx); skel_free(vy); skel_free(vout); skel_free(mimg); skel_free(mout);
     for (b = 0; b < NCPU; ++b) skel_plan_free(plan[b]);
     free(X); free(Y); free(OUT);
+    ok &= tuner_demo();
+    printf("\n(demo took %.1f s)\n", wall() - start);
     return ok ? 0 : 1;
 }

@@ -1,0 +1,460 @@
+#define _POSIX_C_SOURCE 200809L   /* mkdtemp, setenv, popen */
+/* The CUDA backend: what works without a GPU (NVRTC compiles every kernel
+   the skeleton suite generates, for sm_80 and sm_90; the kernel cache) and,
+   on a GPU machine, data movement, partitioned calls and errors.
+
+   GPU tests skip with the reason when no CUDA device is usable, unless
+   SKEL_REQUIRE names "cuda": then they fail. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "skel.h"
+#include "skel_cuda.h"
+#include "skel_test.h"
+
+/* private entry points of skel_cuda.h (defined in the implementation) */
+int _skel_cuda_compile_check(const char *src, const char *name, const char *extra, int arch);
+int _skel_cuda_instance_check(skel_skeleton *sk, const skel_call *call, int arch);
+int _skel_cuda_candidates_get(skel_variant *out, int max);
+void _skel_cuda_test_alloc_limit(size_t bytes);
+
+static int required(const char *name)
+{
+    const char *r = getenv("SKEL_REQUIRE");
+    size_t n = strlen(name);
+    while (r && *r) {
+        while (*r == ',' || *r == ' ') ++r;
+        if (strncmp(r, name, n) == 0 && (r[n] == 0 || r[n] == ',' || r[n] == ' ')) return 1;
+        while (*r && *r != ',') ++r;
+    }
+    return 0;
+}
+
+/* Skip (or fail under SKEL_REQUIRE=cuda) when there is no usable GPU. */
+static void need_gpu(void)
+{
+    if (skel_cuda_register() == SKEL_OK) return;
+    if (required("cuda")) ST_FAIL("SKEL_REQUIRE=cuda but %s", skel_last_error());
+    ST_SKIP("no CUDA GPU here: %s", skel_last_error());
+}
+
+static int have_nvrtc(void)
+{
+    return _skel_cuda_compile_check("extern \"C\" __global__ void k(int *a) { a[0] = 1; }\n", "probe.cu", NULL, 80) ==
+           SKEL_OK;
+}
+
+static void need_nvrtc(void)
+{
+    if (have_nvrtc()) return;
+    if (required("cuda")) ST_FAIL("SKEL_REQUIRE=cuda but NVRTC is missing: %s", skel_last_error());
+    ST_SKIP("NVRTC not found (libnvrtc.so.13/.12/.11 or /usr/local/cuda/lib64): %s", skel_last_error());
+}
+
+static skel_plan *cuda_plan(int block, int grid, int devices)
+{
+    skel_plan *p = NULL;
+    skel_variant v;
+    memset(&v, 0, sizeof v);
+    v.backend = "cuda";
+    v.block = block;
+    v.grid = grid;
+    v.devices = devices;
+    ST_OK(skel_plan_new(&p));
+    ST_OK(skel_plan_add(p, 0, SIZE_MAX, &v));
+    return p;
+}
+
+SKEL_FUNC(float, t_axpy, (float x, float y, float a), return a * x + y;)
+SKEL_FUNC(float, t_add, (float a, float b), return a + b;)
+SKEL_FUNC(float, t_mul, (float a, float b), return a * b;)
+SKEL_FUNC(float, t_sten, (const float *a), return a[-1] + 2 * a[0] + a[1];)
+SKEL_FUNC(int32_t, t_first, (int32_t a, int32_t b), return a == 0 ? b : a;)   /* associative, not commutative */
+SKEL_MAP_EX(t_saxpy, t_axpy, float, float, 2, SKEL_NO_INDEX, SKEL_UNIFORM(float))
+SKEL_REDUCE(t_sum, t_add, float)
+SKEL_MAPREDUCE(t_dot, t_mul, t_add, float, 2)
+SKEL_SCAN(t_psum, t_add, float)
+SKEL_OVERLAP(t_ov, t_sten, float, 1)
+SKEL_REDUCE(t_firstnz, t_first, int32_t)
+/* valid C99 that is not valid CUDA C++: a variable-length array */
+SKEL_FUNC(float, t_vla, (float a), int n = 1 + ((int)a & 3); float t[n]; t[0] = a; return t[0] + (float)n;)
+SKEL_MAP(t_bad, t_vla, float, 1)
+
+static skel_vec *fvec(size_t n, float scale)
+{
+    skel_vec *v = NULL;
+    float *p;
+    size_t i;
+    ST_OK(skel_vec_new(&v, SKEL_FLOAT, n));
+    p = (float *)skel_write(v);
+    for (i = 0; i < n; ++i) p[i] = scale * (float)((i * 37) % 101) * 0.01f;
+    return v;
+}
+
+/* ---- without a GPU ---------------------------------------------------- */
+
+SKEL_TEST(cuda_backend_present_or_skip_says_why)
+{
+    need_gpu();
+    ST_CHECK(skel_backend_available("cuda"));
+    ST_CHECK(skel_cuda_device_count() >= 1);
+}
+
+SKEL_TEST(cuda_devices_report_limits)
+{
+    skel_cuda_device_info i;
+    need_gpu();
+    ST_OK(skel_cuda_device_get(0, &i));
+    ST_CHECK(i.name[0] != 0);
+    ST_CHECK(i.cc_major >= 3 && i.sms > 0 && i.memory > 0);
+    ST_CHECK(i.max_threads_per_block >= 256 && i.shared_per_block >= 16384 && i.regs_per_block > 0);
+    ST_EQ_INT(skel_cuda_device_get(99, &i), SKEL_EINVAL);
+}
+
+/* Every kernel the skeleton suite makes compiles with NVRTC for sm_80 and
+   sm_90: the suite runs again in a child process with SKEL_CUDA_CHECK,
+   which adds the backend "cuda-check" (compile every kernel of each call
+   for both architectures, then compute on the CPU) to every case. */
+SKEL_TEST(cuda_every_suite_kernel_compiles_for_sm80_and_sm90)
+{
+    char cmd[2048], line[1024], stats[1024] = "";
+    FILE *f;
+    int passed = -1, failed = -1, bad = 0, other = 0;
+#if defined(__SANITIZE_ADDRESS__)
+    ST_SKIP("compile check runs in the uninstrumented build (it reruns the whole suite)");
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    ST_SKIP("compile check runs in the uninstrumented build (it reruns the whole suite)");
+#endif
+#endif
+    if (getenv("SKEL_CUDA_CHECK")) ST_SKIP("this is the compile-check child");
+    need_nvrtc();
+    snprintf(cmd, sizeof cmd,
+             "SKEL_CUDA_CHECK=sm_80,sm_90 SKEL_CUDA_STATS=1 SKEL_BACKEND= SKEL_REQUIRE= "
+             "OCL_ICD_VENDORS=/nonexistent OCL_ICD_FILENAMES= '%s' _ </dev/null 2>&1", st_argv0());
+    f = popen(cmd, "r");
+    ST_CHECK(f != NULL);
+    while (fgets(line, sizeof line, f)) {
+        int p, q;
+        if (strstr(line, "does not compile") || (strstr(line, "FAIL") && strstr(line, "cuda-check"))) {
+            ++bad;
+            printf("  child: %s", line);
+        } else if (strstr(line, "FAIL")) {
+            ++other;
+        }
+        if (strstr(line, "skel cuda:")) snprintf(stats, sizeof stats, "%s", line);
+        if (sscanf(line, "%d passed, %d failed", &p, &q) == 2) { passed = p; failed = q; }
+    }
+    pclose(f);
+    if (st_verbose()) printf("  child: %d passed, %d failed (%d not on cuda-check)\n  %s", passed, failed, other, stats);
+    if (passed < 0) ST_FAIL("the compile-check run ended without a summary (crashed?)");
+    if (bad) ST_FAIL("%d kernel(s) failed on the compile check (lines above)", bad);
+    ST_CHECK(strstr(stats, "skel cuda:") != NULL);
+}
+
+SKEL_TEST(cuda_compile_error_carries_log_and_numbered_source)
+{
+    skel_vec *a, *o;
+    skel_call c;
+    int rc;
+    need_nvrtc();
+    a = fvec(10, 1);
+    o = fvec(10, 0);
+    memset(&c, 0, sizeof c);
+    c.in[0] = a;
+    c.out = o;
+    rc = _skel_cuda_instance_check(t_bad, &c, 90);
+    ST_EQ_INT(rc, SKEL_ECOMPILE);
+    ST_CHECK(strstr(skel_last_error(), "error") != NULL);          /* NVRTC's log */
+    ST_CHECK(strstr(skel_last_error(), "t_vla") != NULL);          /* the source ... */
+    ST_CHECK(strstr(skel_last_error(), "generated source, lines") != NULL);   /* ... numbered */
+    if (st_verbose()) printf("%s\n", skel_last_error());
+    skel_free(a);
+    skel_free(o);
+}
+
+static long file_size(const char *path)
+{
+    struct stat s;
+    return stat(path, &s) == 0 ? (long)s.st_size : -1;
+}
+
+/* The single cache file in dir (the test's own directory has one). */
+static void cache_file(const char *dir, char *path, size_t size)
+{
+    char cmd[600];
+    FILE *f;
+    path[0] = 0;
+    snprintf(cmd, sizeof cmd, "ls '%s'/cuda-*.bin 2>/dev/null | head -1", dir);
+    if ((f = popen(cmd, "r"))) {
+        if (fgets(path, (int)size, f)) path[strcspn(path, "\n")] = 0;
+        pclose(f);
+    }
+}
+
+SKEL_TEST(cuda_disk_cache_reuses_and_rebuilds_corrupt_entries)
+{
+    char dir[] = "/tmp/skel-cuda-test-XXXXXX", path[700], src[256];
+    const char *old = getenv("SKEL_CACHE_DIR");
+    char saved[512] = "";
+    skel_cuda_stats s0, s1;
+    long full;
+    FILE *f;
+    need_nvrtc();
+    if (getenv("SKEL_CUDA_TEST_WARM")) ST_SKIP("SKEL_CUDA_TEST_WARM: this test compiles on purpose");
+    if (old) snprintf(saved, sizeof saved, "%s", old);
+    ST_CHECK(mkdtemp(dir) != NULL);
+    setenv("SKEL_CACHE_DIR", dir, 1);
+    snprintf(src, sizeof src, "extern \"C\" __global__ void k(float *a) { a[0] = %d.5f; }\n", (int)getpid());
+
+    skel_cuda_stats_get(&s0);
+    ST_OK(_skel_cuda_compile_check(src, "cache.cu", NULL, 90));          /* compiles, writes */
+    ST_OK(_skel_cuda_compile_check(src, "cache.cu", NULL, 90));          /* reads */
+    skel_cuda_stats_get(&s1);
+    ST_EQ_INT(s1.compiles - s0.compiles, 1);
+    ST_EQ_INT(s1.disk_writes - s0.disk_writes, 1);
+    ST_EQ_INT(s1.disk_loads - s0.disk_loads, 1);
+    cache_file(dir, path, sizeof path);
+    ST_CHECK(path[0] != 0);
+    full = file_size(path);
+    ST_CHECK(full > 64);
+
+    /* truncated: detected, rebuilt, rewritten whole */
+    ST_CHECK(truncate(path, full / 2) == 0);
+    ST_OK(_skel_cuda_compile_check(src, "cache.cu", NULL, 90));
+    skel_cuda_stats_get(&s0);
+    ST_EQ_INT(s0.disk_rejects - s1.disk_rejects, 1);
+    ST_EQ_INT(s0.compiles - s1.compiles, 1);
+    ST_EQ_INT(file_size(path), full);
+
+    /* one flipped payload byte: the checksum catches it */
+    ST_CHECK((f = fopen(path, "r+b")) != NULL);
+    fseek(f, full - 10, SEEK_SET);
+    fputc(0x5a ^ fgetc(f), f);
+    fseek(f, full - 10, SEEK_SET);
+    fclose(f);
+    ST_OK(_skel_cuda_compile_check(src, "cache.cu", NULL, 90));
+    skel_cuda_stats_get(&s1);
+    ST_EQ_INT(s1.disk_rejects - s0.disk_rejects, 1);
+    ST_EQ_INT(s1.compiles - s0.compiles, 1);
+
+    /* an unusable directory only costs speed */
+    snprintf(path, sizeof path, "%s/not-a-dir", dir);
+    ST_CHECK((f = fopen(path, "w")) != NULL);
+    fclose(f);
+    strcat(path, "/sub");
+    setenv("SKEL_CACHE_DIR", path, 1);
+    ST_OK(_skel_cuda_compile_check(src, "cache.cu", NULL, 90));
+
+    if (saved[0]) setenv("SKEL_CACHE_DIR", saved, 1);
+    else unsetenv("SKEL_CACHE_DIR");
+    snprintf(path, sizeof path, "rm -rf '%s'", dir);
+    ST_CHECK(system(path) == 0);
+}
+
+/* ---- on a GPU ---------------------------------------------------------- */
+
+/* Ten calls on the same data upload each input once and download nothing
+   until the host reads; a host write makes the next call upload again. */
+SKEL_TEST(cuda_chain_of_calls_moves_data_once)
+{
+    const size_t n = 1 << 20;
+    skel_vec *x, *y, *r;
+    skel_plan *p;
+    skel_cuda_stats s0, s1;
+    float a = 0.5f, want;
+    skel_call c;
+    int k;
+    need_gpu();
+    x = fvec(n, 1); y = fvec(n, 2); r = fvec(n, 0);
+    p = cuda_plan(0, 0, 0);
+    ST_OK(skel_set_plan(t_saxpy, p));
+    memset(&c, 0, sizeof c);
+    c.in[0] = x; c.in[1] = y; c.out = r; c.uniform = &a;
+    ST_OK(skel_run(t_saxpy, &c));               /* compiles, uploads x and y */
+    skel_cuda_stats_get(&s0);
+    c.in[1] = r;                                /* r = a*x + r, ten times, on the GPU */
+    for (k = 0; k < 10; ++k) ST_OK(skel_run(t_saxpy, &c));
+    skel_cuda_stats_get(&s1);
+    ST_EQ_INT(s1.uploads - s0.uploads, 0);
+    ST_EQ_INT(s1.downloads - s0.downloads, 0);
+    ST_EQ_INT(s1.compiles - s0.compiles, 0);
+    {
+        const float *h = (const float *)skel_read(r), *hx = (const float *)skel_read(x);
+        const float *hy = (const float *)skel_read(y);
+        ST_CHECK(h != NULL);
+        want = a * hx[n - 3] + hy[n - 3];
+        for (k = 0; k < 10; ++k) want = a * hx[n - 3] + want;
+        ST_NEAR(h[n - 3], want, 1e-5);
+    }
+    skel_cuda_stats_get(&s0);
+    ST_EQ_INT(s0.downloads - s1.downloads, 1);  /* r only: x and y were valid on the host */
+    ST_CHECK(skel_write(x) != NULL);            /* host write: the GPU copy is stale */
+    ST_OK(skel_run(t_saxpy, &c));
+    skel_cuda_stats_get(&s1);
+    ST_EQ_INT(s1.uploads - s0.uploads, 1);      /* x again; r and y are still valid there */
+    ST_OK(skel_flush(r));
+    ST_OK(skel_set_plan(t_saxpy, NULL));
+    skel_plan_free(p);
+    skel_free(x); skel_free(y); skel_free(r);
+}
+
+/* A call that cannot get device memory returns SKEL_ENOMEM and changes
+   nothing: the output keeps its old value, the inputs stay readable. */
+SKEL_TEST(cuda_out_of_memory_leaves_containers_valid)
+{
+    const size_t n = 1 << 16;
+    skel_vec *x, *y, *r;
+    skel_plan *p;
+    float a = 2, before;
+    skel_call c;
+    need_gpu();
+    x = fvec(n, 1); y = fvec(n, 2); r = fvec(n, 3);
+    before = ((const float *)skel_read(r))[5];
+    p = cuda_plan(0, 0, 0);
+    ST_OK(skel_set_plan(t_saxpy, p));
+    memset(&c, 0, sizeof c);
+    c.in[0] = x; c.in[1] = y; c.out = r; c.uniform = &a;
+    _skel_cuda_test_alloc_limit(2 * n * sizeof(float) + 1);   /* room for the two inputs only */
+    ST_EQ_INT(skel_run(t_saxpy, &c), SKEL_ENOMEM);
+    _skel_cuda_test_alloc_limit(0);
+    ST_CHECK(strstr(skel_last_error(), "out of device memory") != NULL);
+    ST_NEAR(((const float *)skel_read(r))[5], before, 0);
+    ST_NEAR(((const float *)skel_read(x))[5], ((5 * 37) % 101) * 0.01f, 1e-6);
+    ST_OK(skel_run(t_saxpy, &c));                         /* and works again */
+    ST_NEAR(((const float *)skel_read(r))[5], 2 * ((5 * 37) % 101) * 0.01f + 2 * ((5 * 37) % 101) * 0.01f, 1e-5);
+    ST_OK(skel_set_plan(t_saxpy, NULL));
+    skel_plan_free(p);
+    skel_free(x); skel_free(y); skel_free(r);
+}
+
+SKEL_TEST(cuda_compile_error_on_the_gpu_path)
+{
+    skel_vec *a, *o;
+    skel_plan *p;
+    need_gpu();
+    a = fvec(100, 1); o = fvec(100, 0);
+    p = cuda_plan(0, 0, 0);
+    ST_OK(skel_set_plan(t_bad, p));
+    ST_EQ_INT(skel_map1(t_bad, o, a), SKEL_ECOMPILE);
+    ST_CHECK(strstr(skel_last_error(), "t_vla") != NULL);
+    ST_CHECK(((const float *)skel_read(o))[3] == 0);
+    ST_OK(skel_set_plan(t_bad, NULL));
+    skel_plan_free(p);
+    skel_free(a); skel_free(o);
+}
+
+/* One call split over parts (variant .devices): with one GPU the parts are
+   logical partitions of that GPU; results match one part exactly for
+   integers and closely for floats, and the order of a non-commutative
+   reduction survives the split. */
+SKEL_TEST(cuda_split_over_parts_matches_one_part)
+{
+    static const size_t sizes[] = { 1, 2, 3, 1000, 65537, 1 << 20 };
+    size_t k, i;
+    int parts;
+    need_gpu();
+    for (parts = 2; parts <= 3; ++parts)
+        for (k = 0; k < sizeof sizes / sizeof *sizes; ++k) {
+            size_t n = sizes[k];
+            skel_plan *one = cuda_plan(0, 0, 1), *many = cuda_plan(256, 0, parts);
+            skel_vec *x = fvec(n, 1), *y = fvec(n, -1), *r1 = fvec(n, 0), *r2 = fvec(n, 0), *iv;
+            float a = 3, s1, s2;
+            int32_t f1, f2, *ip;
+            const float *h1, *h2;
+            skel_call c;
+            st_context("%d parts, n=%zu", parts, n);
+            memset(&c, 0, sizeof c);
+            c.in[0] = x; c.in[1] = y; c.uniform = &a;
+            /* map */
+            c.out = r1; ST_OK(skel_set_plan(t_saxpy, one)); ST_OK(skel_run(t_saxpy, &c));
+            c.out = r2; ST_OK(skel_set_plan(t_saxpy, many)); ST_OK(skel_run(t_saxpy, &c));
+            h1 = (const float *)skel_read(r1); h2 = (const float *)skel_read(r2);
+            for (i = 0; i < n; ++i) ST_NEAR(h1[i], h2[i], 0);
+            /* reduce, mapreduce */
+            ST_OK(skel_set_plan(t_sum, one)); ST_OK(skel_reduce(t_sum, x, &s1));
+            ST_OK(skel_set_plan(t_sum, many)); ST_OK(skel_reduce(t_sum, x, &s2));
+            ST_NEAR(s1, s2, 1e-5);
+            ST_OK(skel_set_plan(t_dot, one)); ST_OK(skel_mapreduce2(t_dot, x, y, &s1));
+            ST_OK(skel_set_plan(t_dot, many)); ST_OK(skel_mapreduce2(t_dot, x, y, &s2));
+            ST_NEAR(s1, s2, 1e-5);
+            /* scan */
+            ST_OK(skel_set_plan(t_psum, one)); ST_OK(skel_scan(t_psum, r1, x));
+            ST_OK(skel_set_plan(t_psum, many)); ST_OK(skel_scan(t_psum, r2, x));
+            h1 = (const float *)skel_read(r1); h2 = (const float *)skel_read(r2);
+            for (i = 0; i < n; ++i) ST_NEAR(h1[i], h2[i], 1e-5);
+            /* overlap: the parts read each other's borders */
+            ST_OK(skel_set_plan(t_ov, one)); ST_OK(skel_overlap(t_ov, r1, x, SKEL_EDGE_CYCLIC, NULL));
+            ST_OK(skel_set_plan(t_ov, many)); ST_OK(skel_overlap(t_ov, r2, x, SKEL_EDGE_CYCLIC, NULL));
+            h1 = (const float *)skel_read(r1); h2 = (const float *)skel_read(r2);
+            for (i = 0; i < n; ++i) ST_NEAR(h1[i], h2[i], 0);
+            {   /* a matrix splits by rows */
+                skel_vec *m, *m1, *m2;
+                size_t R = 1 + n / 64, C = 64;
+                float *mp;
+                ST_OK(skel_mat_new(&m, SKEL_FLOAT, R, C));
+                mp = (float *)skel_write(m);
+                for (i = 0; i < R * C; ++i) mp[i] = (float)((i * 53) % 97) * 0.01f;
+                ST_OK(skel_mat_new(&m1, SKEL_FLOAT, R, C));
+                ST_OK(skel_mat_new(&m2, SKEL_FLOAT, R, C));
+                ST_OK(skel_set_plan(t_ov, one)); ST_OK(skel_overlap(t_ov, m1, m, SKEL_EDGE_CYCLIC, NULL));
+                ST_OK(skel_set_plan(t_ov, many)); ST_OK(skel_overlap(t_ov, m2, m, SKEL_EDGE_CYCLIC, NULL));
+                h1 = (const float *)skel_read(m1); h2 = (const float *)skel_read(m2);
+                for (i = 0; i < R * C; ++i) ST_NEAR(h1[i], h2[i], 0);
+                ST_OK(skel_set_plan(t_psum, many)); ST_OK(skel_scan(t_psum, m2, m));   /* row-wise */
+                ST_OK(skel_set_plan(t_psum, one)); ST_OK(skel_scan(t_psum, m1, m));
+                h1 = (const float *)skel_read(m1); h2 = (const float *)skel_read(m2);
+                for (i = 0; i < R * C; ++i) ST_NEAR(h1[i], h2[i], 1e-5);
+                skel_free(m); skel_free(m1); skel_free(m2);
+            }
+            /* order: the first non-zero element, wherever the split falls */
+            ST_OK(skel_vec_new(&iv, SKEL_INT32, n));
+            ip = (int32_t *)skel_write(iv);
+            ip[n - 1] = 7;
+            if (n > 2) ip[n / 2 + 1] = 5;
+            ST_OK(skel_set_plan(t_firstnz, one)); ST_OK(skel_reduce(t_firstnz, iv, &f1));
+            ST_OK(skel_set_plan(t_firstnz, many)); ST_OK(skel_reduce(t_firstnz, iv, &f2));
+            ST_EQ_INT(f1, n > 2 ? 5 : 7);
+            ST_EQ_INT(f2, f1);
+            skel_set_plan(t_saxpy, NULL); skel_set_plan(t_sum, NULL); skel_set_plan(t_dot, NULL);
+            skel_set_plan(t_psum, NULL); skel_set_plan(t_ov, NULL); skel_set_plan(t_firstnz, NULL);
+            skel_plan_free(one); skel_plan_free(many);
+            skel_free(x); skel_free(y); skel_free(r1); skel_free(r2); skel_free(iv);
+        }
+    st_context("");
+}
+
+/* Every block size the tuner may pick gives the same answer. */
+SKEL_TEST(cuda_tuning_candidates_all_run)
+{
+    skel_variant v[16];
+    const size_t n = 100003;
+    int k, nv;
+    skel_vec *x;
+    float ref, s;
+    need_gpu();
+    nv = _skel_cuda_candidates_get(v, 16);
+    ST_CHECK(nv >= 8);
+    x = fvec(n, 1);
+    ST_OK(skel_set_plan(t_sum, NULL));
+    {
+        skel_plan *p = cuda_plan(0, 0, 0);
+        ST_OK(skel_set_plan(t_sum, p));
+        ST_OK(skel_reduce(t_sum, x, &ref));
+        skel_set_plan(t_sum, NULL);
+        skel_plan_free(p);
+    }
+    for (k = 0; k < nv; ++k) {
+        skel_plan *p = cuda_plan(v[k].block, v[k].grid, v[k].devices);
+        st_context("block %d grid %d devices %d", v[k].block, v[k].grid, v[k].devices);
+        ST_OK(skel_set_plan(t_sum, p));
+        ST_OK(skel_reduce(t_sum, x, &s));
+        ST_NEAR(s, ref, 1e-5);
+        skel_set_plan(t_sum, NULL);
+        skel_plan_free(p);
+    }
+    skel_free(x);
+}

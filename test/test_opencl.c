@@ -1,0 +1,422 @@
+#define _POSIX_C_SOURCE 200809L   /* truncate */
+/* The OpenCL backend: loading and devices, the program cache (in memory
+   and on disk, corrupt entries rebuilt), build errors with their log, lazy
+   copying through the coherence layer, double without fp64, order of
+   non-commutative reductions and scans across many work-groups, and the
+   kernel templates' source and launch plans (these need no device).
+
+   Tests that need a device skip with the reason when the backend is
+   absent, unless SKEL_REQUIRE names "opencl": then they fail.  The general
+   suite (test_skeletons.c) runs every case on the backend too. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "skel.h"
+#include "skel_cl.h"
+#include "skel_test.h"
+
+/* private entry points (defined in the implementation) */
+int _skel_cl_cache_file(skel_skeleton *sk, int block, char *path, size_t size);
+int _skel_cl_test_source(const skel_skeleton *sk, int dialect, size_t local_mem, char **src);
+int _skel_cl_test_plan(skel_skeleton *sk, const skel_call *c, int compute_units, char *desc, size_t size);
+
+static int cl_required(void)
+{
+    const char *r = getenv("SKEL_REQUIRE");
+    while (r && *r) {
+        while (*r == ',' || *r == ' ') ++r;
+        if (strncmp(r, "opencl", 6) == 0 && (r[6] == 0 || r[6] == ',' || r[6] == ' ')) return 1;
+        while (*r && *r != ',') ++r;
+    }
+    return 0;
+}
+
+/* Skip (or fail under SKEL_REQUIRE=opencl) when there is no OpenCL device. */
+static void need_cl(void)
+{
+    if (skel_cl_register() == SKEL_OK) return;
+    if (cl_required()) ST_FAIL("SKEL_REQUIRE=opencl but %s", skel_last_error());
+    ST_SKIP("no OpenCL device here: %s", skel_last_error());
+}
+
+static skel_plan *cl_plan(int block)
+{
+    skel_plan *p = NULL;
+    skel_variant v;
+    memset(&v, 0, sizeof v);
+    v.backend = "opencl";
+    v.block = block;
+    ST_OK(skel_plan_new(&p));
+    ST_OK(skel_plan_add(p, 0, SIZE_MAX, &v));
+    return p;
+}
+
+SKEL_FUNC(float, c_axpy, (float x, float y, float a), return a * x + y;)
+SKEL_FUNC(float, c_add, (float a, float b), return a + b;)
+SKEL_FUNC(float, c_mul, (float a, float b), return a * b;)
+SKEL_FUNC(float, c_sq, (float a), return a * a;)
+SKEL_FUNC(float, c_sten, (const float *a), return a[-1] + 2 * a[0] + a[1];)
+SKEL_FUNC(double, c_addd, (double a, double b), return a + b;)
+/* associative, not commutative */
+SKEL_FUNC(int32_t, c_first, (int32_t a, int32_t b), return a == 0 ? b : a;)
+SKEL_FUNC(int32_t, c_last, (int32_t a, int32_t b), return b == 0 ? a : b;)
+SKEL_MAP_EX(c_saxpy, c_axpy, float, float, 2, SKEL_NO_INDEX, SKEL_UNIFORM(float))
+SKEL_MAP(c_square, c_sq, float, 1)
+SKEL_REDUCE(c_sum, c_add, float)
+SKEL_REDUCE(c_cache_sum, c_add, float)
+SKEL_MAPREDUCE(c_dot, c_mul, c_add, float, 2)
+SKEL_SCAN(c_psum, c_add, float)
+SKEL_OVERLAP(c_ov, c_sten, float, 1)
+SKEL_REDUCE(c_sumd, c_addd, double)
+SKEL_REDUCE(c_firstnz, c_first, int32_t)
+SKEL_SCAN(c_lastnz, c_last, int32_t)
+/* valid C99 but not OpenCL C: a variable-length array */
+SKEL_FUNC(float, c_vla, (float a), int n = 1 + ((int)a & 3); float t[n]; t[0] = a; return t[0] + (float)n;)
+SKEL_MAP(c_bad, c_vla, float, 1)
+/* an overlap far wider than any device's local memory */
+SKEL_FUNC(float, c_wide, (const float *a), return a[-20000] + a[20000];)
+SKEL_OVERLAP(c_wideov, c_wide, float, 20000)
+
+static skel_vec *fvec(size_t n, float scale)
+{
+    skel_vec *v = NULL;
+    float *p;
+    size_t i;
+    ST_OK(skel_vec_new(&v, SKEL_FLOAT, n));
+    p = (float *)skel_write(v);
+    for (i = 0; i < n; ++i) p[i] = scale * (float)((i * 37) % 101) * 0.01f;
+    return v;
+}
+
+/* ---- without a device: the kernel templates ----------------------------- */
+
+SKEL_TEST(kernel_templates_generate_both_dialects_for_every_kind)
+{
+    skel_skeleton *all[] = { c_saxpy, c_sum, c_dot, c_psum, c_ov, c_sumd, c_firstnz };
+    size_t i;
+    int d;
+    for (i = 0; i < sizeof all / sizeof *all; ++i)
+        for (d = 1; d <= 2; ++d) {
+            char *src = NULL;
+            st_context("%s dialect %d", all[i]->name, d);
+            ST_OK(_skel_cl_test_source(all[i], d, 0, &src));
+            ST_CHECK(strstr(src, d == 1 ? "__global__" : "__kernel") != NULL);
+            ST_CHECK(strstr(src, all[i]->red_name ? all[i]->red_name : all[i]->func_name) != NULL);
+            free(src);
+        }
+    st_context("");
+}
+
+SKEL_TEST(kernel_templates_qualify_pointer_parameters_for_opencl)
+{
+    char *src = NULL;
+    ST_OK(_skel_cl_test_source(c_ov, 2, 0, &src));
+    ST_CHECK(strstr(src, "c_sten(SKEL_LOCAL_PTR const float *a)") != NULL);
+    free(src);
+}
+
+SKEL_TEST(kernel_templates_refuse_tiles_beyond_local_memory)
+{
+    char *src = NULL;
+    ST_EQ_INT(_skel_cl_test_source(c_wideov, 2, 48 * 1024, &src), SKEL_EUNSUPPORTED);
+    ST_CHECK(strstr(skel_last_error(), "local memory") != NULL);
+    ST_CHECK(src == NULL);
+}
+
+SKEL_TEST(kernel_plan_reduce_is_two_ordered_passes)
+{
+    skel_vec *v = fvec(1 << 20, 1), *m;
+    skel_call c;
+    char desc[256];
+    float r;
+    memset(&c, 0, sizeof c);
+    c.in[0] = v;
+    c.result = &r;
+    ST_OK(_skel_cl_test_plan(c_sum, &c, 4, desc, sizeof desc));
+    ST_CHECK(strcmp(desc, "skel_reduce_part:32 skel_reduce_final:1 result=1") == 0);
+    /* small: one pass */
+    ST_OK(skel_mat_new(&m, SKEL_FLOAT, 3, 1000));
+    c.in[0] = m;
+    ST_OK(_skel_cl_test_plan(c_sum, &c, 4, desc, sizeof desc));
+    ST_CHECK(strcmp(desc, "skel_reduce_part:1 result=0") == 0);
+    skel_free(v);
+    skel_free(m);
+}
+
+/* ---- with a device ------------------------------------------------------ */
+
+SKEL_TEST(opencl_backend_present_or_skip_says_why)
+{
+    need_cl();
+    ST_CHECK(skel_backend_available("opencl"));
+    ST_CHECK(skel_cl_device_count() >= 1);
+    ST_CHECK(skel_cl_device_selected() >= 0);
+    ST_OK(skel_cl_register());   /* idempotent */
+}
+
+SKEL_TEST(opencl_devices_report_facts)
+{
+    skel_cl_device_info i;
+    int k;
+    need_cl();
+    for (k = 0; k < skel_cl_device_count(); ++k) {
+        ST_OK(skel_cl_device_get(k, &i));
+        st_context("device %d: %s", k, i.name);
+        ST_CHECK(i.name[0] != 0 && i.platform[0] != 0 && i.version[0] != 0);
+        ST_CHECK(i.is_gpu || i.is_cpu || i.is_accelerator);
+        ST_CHECK(i.compute_units > 0 && i.global_mem > 0 && i.local_mem >= 16384 && i.max_work_group >= 1);
+    }
+    st_context("");
+    ST_EQ_INT(skel_cl_device_get(99, &i), SKEL_EINVAL);
+}
+
+SKEL_TEST(opencl_program_cache_builds_once_and_rebuilds_corrupt_entries)
+{
+    skel_plan *p;
+    skel_vec *v;
+    skel_cl_stats s0, s1;
+    char path[1200];
+    float r = 0;
+    FILE *f;
+    need_cl();
+    p = cl_plan(128);   /* a block size no other test uses: a program of its own */
+    v = fvec(5000, 1);
+    ST_OK(skel_set_plan(c_cache_sum, p));
+    ST_OK(_skel_cl_cache_file(c_cache_sum, 128, path, sizeof path));
+    if (!path[0]) ST_SKIP("the program cache is off (SKEL_CACHE_DIR=off or no usable directory)");
+    remove(path);
+    skel_cl_forget_programs();
+
+    /* cold: built from source and written to disk */
+    skel_cl_stats_get(&s0);
+    ST_OK(skel_reduce(c_cache_sum, v, &r));
+    skel_cl_stats_get(&s1);
+    ST_EQ_INT(s1.builds - s0.builds, 1);
+    ST_EQ_INT(s1.disk_writes - s0.disk_writes, 1);
+    ST_CHECK(access(path, R_OK) == 0);
+
+    /* in memory: nothing at all */
+    s0 = s1;
+    ST_OK(skel_reduce(c_cache_sum, v, &r));
+    skel_cl_stats_get(&s1);
+    ST_EQ_INT(s1.builds - s0.builds, 0);
+    ST_EQ_INT(s1.disk_loads - s0.disk_loads, 0);
+
+    /* as in a second run: loaded from disk, not built */
+    skel_cl_forget_programs();
+    s0 = s1;
+    ST_OK(skel_reduce(c_cache_sum, v, &r));
+    skel_cl_stats_get(&s1);
+    ST_EQ_INT(s1.builds - s0.builds, 0);
+    ST_EQ_INT(s1.disk_loads - s0.disk_loads, 1);
+
+    /* a flipped byte in the payload: reported, rebuilt, rewritten */
+    ST_CHECK((f = fopen(path, "r+b")) != NULL);
+    fseek(f, 100, SEEK_SET);
+    fputc(fgetc(f) ^ 0x5a, f);
+    fclose(f);
+    skel_cl_forget_programs();
+    s0 = s1;
+    r = 0;
+    ST_OK(skel_reduce(c_cache_sum, v, &r));
+    skel_cl_stats_get(&s1);
+    ST_EQ_INT(s1.disk_rejects - s0.disk_rejects, 1);
+    ST_EQ_INT(s1.builds - s0.builds, 1);
+    ST_NEAR(r, 5000 * 0.4997f, 1e-2);
+
+    /* a truncated file: the same */
+    ST_CHECK(truncate(path, 20) == 0);
+    skel_cl_forget_programs();
+    s0 = s1;
+    ST_OK(skel_reduce(c_cache_sum, v, &r));
+    skel_cl_stats_get(&s1);
+    ST_EQ_INT(s1.disk_rejects - s0.disk_rejects, 1);
+    ST_EQ_INT(s1.builds - s0.builds, 1);
+
+    /* and the rewritten entry is good again */
+    skel_cl_forget_programs();
+    s0 = s1;
+    ST_OK(skel_reduce(c_cache_sum, v, &r));
+    skel_cl_stats_get(&s1);
+    ST_EQ_INT(s1.disk_loads - s0.disk_loads, 1);
+    ST_EQ_INT(s1.builds - s0.builds, 0);
+    ST_OK(skel_set_plan(c_cache_sum, NULL));
+    skel_plan_free(p);
+    skel_free(v);
+}
+
+SKEL_TEST(opencl_compile_error_gives_ecompile_with_the_log)
+{
+    skel_plan *p;
+    skel_vec *a, *r;
+    float before;
+    need_cl();
+    p = cl_plan(0);
+    a = fvec(100, 1);
+    ST_OK(skel_vec_new_fill(&r, SKEL_FLOAT, 100, &(float){7}));
+    ST_OK(skel_set_plan(c_bad, p));
+    ST_EQ_INT(skel_map1(c_bad, r, a), SKEL_ECOMPILE);
+    ST_CHECK(strstr(skel_last_error(), "c_bad") != NULL);
+    ST_CHECK(strstr(skel_last_error(), "did not compile") != NULL);
+    ST_CHECK(strstr(skel_last_error(), "error") != NULL);   /* the build log */
+    before = ((const float *)skel_read(r))[3];
+    ST_EQ_INT(before, 7);                                   /* the result is untouched */
+    ST_OK(skel_set_plan(c_bad, NULL));
+    skel_plan_free(p);
+    skel_free(a);
+    skel_free(r);
+}
+
+/* x, y on the host; z = a*x + y; w = z^2; sum(w), dot(z, w); scan(w) in
+   place; overlap: every operand crosses to the device once, and the
+   result comes back once, when the host reads it. */
+SKEL_TEST(opencl_chain_of_calls_moves_data_once)
+{
+    const size_t n = 100000;
+    skel_plan *p;
+    skel_vec *x, *y, *z, *w, *o;
+    skel_cl_stats s0, s1;
+    float a = 2, r1 = 0, r2 = 0;
+    const float *h;
+    skel_call c;
+    need_cl();
+    p = cl_plan(0);
+    x = fvec(n, 1);
+    y = fvec(n, 2);
+    ST_OK(skel_vec_new(&z, SKEL_FLOAT, n));
+    ST_OK(skel_vec_new(&w, SKEL_FLOAT, n));
+    ST_OK(skel_vec_new(&o, SKEL_FLOAT, n));
+    ST_OK(skel_set_plan(c_saxpy, p));
+    ST_OK(skel_set_plan(c_square, p));
+    ST_OK(skel_set_plan(c_sum, p));
+    ST_OK(skel_set_plan(c_dot, p));
+    ST_OK(skel_set_plan(c_psum, p));
+    ST_OK(skel_set_plan(c_ov, p));
+    skel_cl_stats_get(&s0);
+    memset(&c, 0, sizeof c);
+    c.out = z; c.in[0] = x; c.in[1] = y; c.uniform = &a;
+    ST_OK(skel_run(c_saxpy, &c));
+    ST_OK(skel_map1(c_square, w, z));
+    ST_OK(skel_reduce(c_sum, w, &r1));
+    ST_OK(skel_mapreduce2(c_dot, z, w, &r2));
+    ST_OK(skel_overlap(c_ov, o, w, SKEL_EDGE_CYCLIC, NULL));
+    ST_OK(skel_scan(c_psum, w, w));
+    skel_cl_stats_get(&s1);
+    ST_EQ_INT(s1.uploads - s0.uploads, 2);        /* x and y */
+    ST_EQ_INT(s1.downloads - s0.downloads, 0);    /* nothing read yet */
+    h = (const float *)skel_read(o);
+    ST_CHECK(h != NULL);
+    {   /* o[5] = w[4] + 2 w[5] + w[6] with w = (2x + y)^2 */
+        const float *hx = (const float *)skel_read(x), *hy = (const float *)skel_read(y);
+        float wv[3];
+        int k;
+        for (k = 0; k < 3; ++k) { float zz = 2 * hx[4 + k] + hy[4 + k]; wv[k] = zz * zz; }
+        ST_NEAR(h[5], wv[0] + 2 * wv[1] + wv[2], 1e-5);
+    }
+    skel_read(o);
+    skel_cl_stats_get(&s1);
+    ST_EQ_INT(s1.downloads - s0.downloads, 1);    /* o once; x and y were valid on the host */
+    /* a host write invalidates the device copy: the next call uploads x again */
+    ((float *)skel_write(x))[0] = 1;
+    ST_OK(skel_run(c_saxpy, &c));
+    skel_cl_stats_get(&s1);
+    ST_EQ_INT(s1.uploads - s0.uploads, 3);
+    ST_NEAR(((const float *)skel_read(z))[0], 2 * 1 + ((const float *)skel_read(y))[0], 1e-6);
+    (void)r1; (void)r2;
+    ST_OK(skel_set_plan(c_saxpy, NULL)); ST_OK(skel_set_plan(c_square, NULL)); ST_OK(skel_set_plan(c_sum, NULL));
+    ST_OK(skel_set_plan(c_dot, NULL)); ST_OK(skel_set_plan(c_psum, NULL)); ST_OK(skel_set_plan(c_ov, NULL));
+    skel_plan_free(p);
+    skel_free(x); skel_free(y); skel_free(z); skel_free(w); skel_free(o);
+}
+
+SKEL_TEST(opencl_double_without_fp64_is_a_clear_error)
+{
+    skel_plan *p;
+    skel_vec *v;
+    double r = 0;
+    skel_cl_device_info i;
+    need_cl();
+    p = cl_plan(0);
+    ST_OK(skel_vec_new_fill(&v, SKEL_DOUBLE, 1000, &(double){0.5}));
+    ST_OK(skel_set_plan(c_sumd, p));
+    skel_cl_pretend_no_fp64(1);
+    ST_EQ_INT(skel_reduce(c_sumd, v, &r), SKEL_EUNSUPPORTED);
+    skel_cl_pretend_no_fp64(0);
+    ST_CHECK(strstr(skel_last_error(), "cl_khr_fp64") != NULL);
+    ST_CHECK(strstr(skel_last_error(), "c_sumd") != NULL);
+    ST_OK(skel_cl_device_get(skel_cl_device_selected(), &i));
+    if (i.fp64) {
+        ST_OK(skel_reduce(c_sumd, v, &r));
+        ST_NEAR(r, 500.0, 1e-12);
+    } else {
+        ST_EQ_INT(skel_reduce(c_sumd, v, &r), SKEL_EUNSUPPORTED);
+    }
+    ST_OK(skel_set_plan(c_sumd, NULL));
+    skel_plan_free(p);
+    skel_free(v);
+}
+
+/* Sparse non-zeros over many tiles and work-groups: "first non-zero" and
+   "last non-zero so far" only come out right when partial results are
+   combined in index order. */
+SKEL_TEST(opencl_noncommutative_reduce_and_scan_keep_index_order)
+{
+    static const int blocks[] = { 64, 256, 1024 };
+    const size_t n = 300007;
+    skel_vec *v, *out;
+    int32_t *h, r, expect_first = 0, last = 0;
+    const int32_t *s;
+    size_t i;
+    int b;
+    uint64_t seed = st_seed("cl-order", n, 0);
+    need_cl();
+    ST_OK(skel_vec_new(&v, SKEL_INT32, n));
+    ST_OK(skel_vec_new(&out, SKEL_INT32, n));
+    h = (int32_t *)skel_write(v);
+    for (i = 0; i < n; ++i) h[i] = st_rand_int(&seed, 0, 99) < 2 ? (int32_t)st_rand_int(&seed, 1, 1000000) : 0;
+    for (i = 0; i < n && !expect_first; ++i) expect_first = h[i];
+    for (b = 0; b < 3; ++b) {
+        skel_plan *p;
+        skel_cl_device_info di;
+        ST_OK(skel_cl_device_get(skel_cl_device_selected(), &di));
+        if ((size_t)blocks[b] > di.max_work_group) continue;
+        st_context("block %d", blocks[b]);
+        p = cl_plan(blocks[b]);
+        ST_OK(skel_set_plan(c_firstnz, p));
+        ST_OK(skel_set_plan(c_lastnz, p));
+        r = -1;
+        ST_OK(skel_reduce(c_firstnz, v, &r));
+        ST_EQ_INT(r, expect_first);
+        ST_OK(skel_scan(c_lastnz, out, v));
+        s = (const int32_t *)skel_read(out);
+        h = (int32_t *)skel_read(v);
+        for (i = 0, last = 0; i < n; ++i) {
+            if (h[i]) last = h[i];
+            if (s[i] != last) ST_FAIL("scan[%zu] = %d, expected %d", i, (int)s[i], (int)last);
+        }
+        ST_OK(skel_set_plan(c_firstnz, NULL));
+        ST_OK(skel_set_plan(c_lastnz, NULL));
+        skel_plan_free(p);
+    }
+    st_context("");
+    skel_free(v);
+    skel_free(out);
+}
+
+SKEL_TEST(opencl_overlap_wider_than_local_memory_is_unsupported)
+{
+    skel_plan *p;
+    skel_vec *a, *r;
+    need_cl();
+    p = cl_plan(0);
+    a = fvec(50000, 1);
+    ST_OK(skel_vec_new(&r, SKEL_FLOAT, 50000));
+    ST_OK(skel_set_plan(c_wideov, p));
+    ST_EQ_INT(skel_overlap(c_wideov, r, a, SKEL_EDGE_CONSTANT, NULL), SKEL_EUNSUPPORTED);
+    ST_CHECK(strstr(skel_last_error(), "local memory") != NULL);
+    ST_OK(skel_set_plan(c_wideov, NULL));
+    skel_plan_free(p);
+    skel_free(a);
+    skel_free(r);
+}

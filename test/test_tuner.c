@@ -1,0 +1,708 @@
+/* The tuner: dispatch trees on synthetic cost models (no timing noise),
+   plan files and their corruption, the dump formats against golden files,
+   and a real tuning run on the CPU backends.
+
+   Cost models plug in through skel_tune_desc.cost; their variants have
+   made-up backend names ("A", "B", ...) that only lookups see.  Golden
+   files live in test/golden/; SKEL_GOLDEN_UPDATE=1 rewrites them. */
+#define _POSIX_C_SOURCE 200809L     /* mkdtemp, setenv */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "skel.h"
+#include "skel_test.h"
+
+static const char *test_dir(void);
+static unsigned char *read_all(const char *path, size_t *len);
+
+/* ---- cost models ---- */
+typedef struct model {
+    int calls;
+    double slope[4], base[4];       /* variant k costs base + slope * n (1-D) or * rows * cols (2-D) */
+} model;
+
+static double model_cost(const skel_variant *v, const size_t *pt, double *once, void *user)
+{
+    model *m = (model *)user;
+    int k = v->backend[0] - 'A';
+    (void)once;
+    m->calls++;
+    return m->base[k] + m->slope[k] * (double)pt[0] * (double)pt[1];
+}
+
+static const skel_variant ABCD[] = { { .backend = "A" }, { .backend = "B" }, { .backend = "C" }, { .backend = "D" } };
+
+/* A: cheap start, steep; B: dear start, flat -> crossover at n = 11000.
+   C: dearer still, flatter -> B/C crossover at 1e6. */
+static model model_abc(void)
+{
+    model m;
+    memset(&m, 0, sizeof m);
+    m.base[0] = 1e-6; m.slope[0] = 1e-8;
+    m.base[1] = 1e-4; m.slope[1] = 1e-9;
+    m.base[2] = 1e-3; m.slope[2] = 1e-10;
+    return m;
+}
+
+static skel_tune_desc cost_desc(const char *id, model *m, int nvar)
+{
+    skel_tune_desc d;
+    memset(&d, 0, sizeof d);
+    d.id = id;
+    d.dims = 1;
+    d.lower[0] = 10;
+    d.upper[0] = 50000000;
+    d.cost = model_cost;
+    d.user = m;
+    d.variants = ABCD;
+    d.nvariants = nvar;
+    d.nofile = 1;
+    d.quiet = 1;
+    d.tolerance = -1;       /* strict: the paper's rule */
+    d.prune = -1;
+    return d;
+}
+
+static int true_best(const model *m, int nvar, double n)
+{
+    int k, b = 0;
+    for (k = 1; k < nvar; ++k)
+        if (m->base[k] + m->slope[k] * n < m->base[b] + m->slope[b] * n) b = k;
+    return b;
+}
+
+static char lookup1(const skel_plan *p, size_t n)
+{
+    skel_variant v;
+    ST_OK(skel_plan_lookup(p, n, &v));
+    return v.backend[0];
+}
+
+/* Every wrong answer lies within one deepest leaf of a crossover. */
+static void check_crossovers(const skel_plan *p, const model *m, int nvar, const double *cross, int ncross)
+{
+    skel_plan_stats st;
+    double leaf, n;
+    int i, k, wrong = 0;
+    ST_OK(skel_plan_stats_get(p, &st));
+    leaf = exp(log(5e7 / 10) / (double)(1 << st.depth));    /* a deepest leaf's ratio hi/lo */
+    for (i = 0; i <= 4000; ++i) {
+        n = floor(10 * exp(log(5e6) * i / 4000.0));
+        if ('A' + true_best(m, nvar, n) == lookup1(p, (size_t)n)) continue;
+        wrong++;
+        for (k = 0; k < ncross; ++k)
+            if (n / cross[k] < leaf * 1.0001 && cross[k] / n < leaf * 1.0001) break;
+        if (k == ncross) ST_FAIL("n = %.0f answers %c, the best is %c, and no crossover is within a leaf", n,
+                                 lookup1(p, (size_t)n), 'A' + true_best(m, nvar, n));
+    }
+    ST_CHECK(wrong < 40);
+}
+
+SKEL_TEST(tuner_finds_crossover_within_one_leaf)
+{
+    model m = model_abc();
+    skel_tune_desc d = cost_desc("ab", &m, 2);
+    skel_plan *p;
+    skel_plan_stats st;
+    double cross = 11000;
+    ST_OK(skel_tune(&d, &p));
+    ST_OK(skel_plan_stats_get(p, &st));
+    ST_EQ_INT(st.tuned, 1);
+    ST_EQ_INT(st.loaded, 0);
+    ST_EQ_INT(st.depth, 10);
+    ST_CHECK(st.points <= 2 + 2 * 10);      /* one split per level follows the crossover */
+    ST_EQ_INT(st.measurements, 2 * st.points);
+    ST_EQ_INT(lookup1(p, 10), 'A');
+    ST_EQ_INT(lookup1(p, 50000000), 'B');
+    ST_EQ_INT(lookup1(p, 5), 'A');          /* outside the bounds: clamped */
+    ST_EQ_INT(lookup1(p, (size_t)1e9), 'B');
+    check_crossovers(p, &m, 2, &cross, 1);
+    skel_plan_free(p);
+}
+
+SKEL_TEST(tuner_finds_two_crossovers_among_three_variants)
+{
+    model m = model_abc();
+    skel_tune_desc d = cost_desc("abc", &m, 3);
+    skel_plan *p;
+    double cross[2] = { 11000, 1e6 };
+    ST_OK(skel_tune(&d, &p));
+    ST_EQ_INT(lookup1(p, 1000), 'A');
+    ST_EQ_INT(lookup1(p, 100000), 'B');
+    ST_EQ_INT(lookup1(p, 10000000), 'C');
+    check_crossovers(p, &m, 3, cross, 2);
+    skel_plan_free(p);
+}
+
+SKEL_TEST(tuner_linear_split_also_converges)
+{
+    model m = model_abc();
+    skel_tune_desc d = cost_desc("ab-linear", &m, 2);
+    skel_plan *p;
+    d.split = SKEL_SPLIT_LINEAR;
+    d.max_depth = 30;
+    ST_OK(skel_tune(&d, &p));
+    ST_EQ_INT(lookup1(p, 10000), 'A');
+    ST_EQ_INT(lookup1(p, 12000), 'B');
+    skel_plan_free(p);
+}
+
+/* winners flip pseudo-randomly from point to point: the tree never closes */
+static double noisy_cost(const skel_variant *v, const size_t *pt, double *once, void *user)
+{
+    uint64_t h = (uint64_t)pt[0] * 0x9E3779B97F4A7C15ULL ^ (uint64_t)pt[1] * 0xC2B2AE3D27D4EB4FULL;
+    (void)once;
+    ((model *)user)->calls++;
+    h ^= h >> 29;
+    h += 1;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 32;
+    return 1e-4 * (1 + (double)((h % 4) != (uint64_t)(v->backend[0] - 'A')));
+}
+
+SKEL_TEST(tuner_depth_node_and_time_limits_hold)
+{
+    model m;
+    skel_tune_desc d = cost_desc("limits", &m, 4);
+    skel_plan *p;
+    skel_plan_stats st;
+    memset(&m, 0, sizeof m);
+    d.cost = noisy_cost;
+    d.max_depth = 3;
+    ST_OK(skel_tune(&d, &p));
+    ST_OK(skel_plan_stats_get(p, &st));
+    ST_EQ_INT(st.depth, 3);                 /* reached, not passed */
+    ST_CHECK(st.nodes <= 15);
+    skel_plan_free(p);
+
+    d.max_depth = 0;                        /* default 10 */
+    d.max_nodes = 9;
+    ST_OK(skel_tune(&d, &p));
+    ST_OK(skel_plan_stats_get(p, &st));
+    ST_CHECK(st.nodes <= 9);
+    ST_CHECK(st.nodes >= 3);
+    skel_plan_free(p);
+
+    /* each point costs 4 variants x 3 reps x 2 calls x 1e-4..2e-4 s <= 4.8 ms */
+    d.max_nodes = 0;
+    d.time_budget = 0.05;
+    ST_OK(skel_tune(&d, &p));
+    ST_OK(skel_plan_stats_get(p, &st));
+    ST_CHECK(st.tune_seconds <= 0.05 + 4.8e-3);
+    ST_CHECK(st.tune_seconds >= 0.05 - 2 * 4.8e-3);
+    ST_CHECK(st.points < 40);
+    skel_plan_free(p);
+
+    d.time_budget = 0;                      /* per-measurement timeout drops a variant there */
+    d.cost = model_cost;
+    d.nvariants = 2;
+    m = model_abc();
+    d.timeout = 0.1;                        /* A takes longer from n = 1e7 on */
+    ST_OK(skel_tune(&d, &p));
+    ST_OK(skel_plan_stats_get(p, &st));
+    ST_EQ_INT(lookup1(p, 50000000), 'B');
+    {
+        char path[600];
+        size_t len;
+        unsigned char *text;
+        snprintf(path, sizeof path, "%s/timeout.txt", test_dir());
+        ST_OK(skel_plan_dump(p, SKEL_DUMP_TEXT, path));
+        text = read_all(path, &len);
+        ST_CHECK(text != NULL);
+        text[len] = 0;
+        ST_CHECK(strstr((char *)text, "50000000:  A timeout  B 5.01e+04+0*") != NULL);
+        free(text);
+    }
+    skel_plan_free(p);
+}
+
+SKEL_TEST(tuner_open_leaf_answers_nearest_corner)
+{
+    model m = model_abc();
+    skel_tune_desc d = cost_desc("nearest", &m, 2);
+    skel_plan *p;
+    skel_plan_stats st;
+    d.upper[0] = 1000000;
+    d.max_nodes = 1;                        /* the root only: an open leaf */
+    ST_OK(skel_tune(&d, &p));
+    ST_OK(skel_plan_stats_get(p, &st));
+    ST_EQ_INT(st.nodes, 1);
+    ST_EQ_INT(st.open_leaves, 1);
+    /* log-space middle of 10 .. 1e6 is sqrt(1e7) = 3162.3 */
+    ST_EQ_INT(lookup1(p, 3162), 'A');
+    ST_EQ_INT(lookup1(p, 3163), 'B');
+    ST_EQ_INT(lookup1(p, 5000), 'B');       /* truly A, but nearer the B corner */
+    skel_plan_free(p);
+}
+
+/* variant k is best only at corner k of [1, 10000]^2 */
+static double corner_cost(const skel_variant *v, const size_t *pt, double *once, void *user)
+{
+    int k = v->backend[0] - 'A';
+    double a = log10((double)pt[0]) / 4, b = log10((double)pt[1]) / 4;
+    (void)once; (void)user;
+    return 1e-3 * (1 + fabs(a - (k & 1)) + fabs(b - ((k >> 1) & 1)));
+}
+
+SKEL_TEST(tuner_2d_open_leaf_answers_nearest_corner)
+{
+    skel_tune_desc d = cost_desc("nearest2d", NULL, 4);
+    skel_plan *p;
+    skel_variant v;
+    size_t pt[2];
+    d.cost = corner_cost;
+    d.dims = 2;
+    d.lower[0] = d.lower[1] = 1;
+    d.upper[0] = d.upper[1] = 10000;
+    d.max_nodes = 1;
+    ST_OK(skel_tune(&d, &p));
+    pt[0] = 99; pt[1] = 100;                /* below the middle (100) on both axes */
+    ST_OK(skel_plan_lookup_point(p, pt, 2, &v));
+    ST_EQ_INT(v.backend[0], 'A');
+    pt[0] = 101; pt[1] = 2;
+    ST_OK(skel_plan_lookup_point(p, pt, 2, &v));
+    ST_EQ_INT(v.backend[0], 'B');
+    pt[0] = 3; pt[1] = 5000;
+    ST_OK(skel_plan_lookup_point(p, pt, 2, &v));
+    ST_EQ_INT(v.backend[0], 'C');
+    pt[0] = 9000; pt[1] = 101;
+    ST_OK(skel_plan_lookup_point(p, pt, 2, &v));
+    ST_EQ_INT(v.backend[0], 'D');
+    ST_CHECK(skel_plan_lookup_point(p, pt, 1, &v) == SKEL_EINVAL);
+    skel_plan_free(p);
+}
+
+SKEL_TEST(tuner_2d_crossover_is_confined_to_deepest_leaves)
+{
+    model m = model_abc();
+    skel_tune_desc d = cost_desc("cross2d", &m, 2);
+    skel_plan *p;
+    skel_plan_stats st;
+    skel_variant v;
+    size_t pt[2];
+    int i, j, wrong = 0;
+    double leaf;
+    d.dims = 2;
+    d.lower[0] = d.lower[1] = 1;
+    d.upper[0] = d.upper[1] = 10000;
+    d.max_depth = 6;
+    d.max_nodes = 100000;
+    ST_OK(skel_tune(&d, &p));
+    ST_OK(skel_plan_stats_get(p, &st));
+    ST_EQ_INT(st.dims, 2);
+    ST_EQ_INT(st.depth, 6);
+    leaf = exp(log(1e4) / 64);              /* a deepest leaf's side ratio */
+    for (i = 0; i < 60; ++i)
+        for (j = 0; j < 60; ++j) {
+            double rc;
+            pt[0] = (size_t)floor(exp(log(1e4) * i / 59.0));
+            pt[1] = (size_t)floor(exp(log(1e4) * j / 59.0));
+            rc = (double)pt[0] * (double)pt[1];
+            ST_OK(skel_plan_lookup_point(p, pt, 2, &v));
+            if (v.backend[0] == (rc < 11000 ? 'A' : 'B')) continue;
+            wrong++;
+            ST_CHECK(rc / 11000 < leaf * leaf * 1.01 && 11000 / rc < leaf * leaf * 1.01);
+        }
+    ST_CHECK(wrong < 60);
+    ST_CHECK(st.points < 2000);
+    skel_plan_free(p);
+}
+
+/* ---- plan files ---- */
+static char tmpdir[64];
+
+static const char *test_dir(void)
+{
+    if (!tmpdir[0]) {
+        snprintf(tmpdir, sizeof tmpdir, "/tmp/skel_tuner_XXXXXX");
+        if (!mkdtemp(tmpdir)) ST_FAIL("mkdtemp failed");
+    }
+    return tmpdir;
+}
+
+static unsigned char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *b;
+    long n;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    b = (unsigned char *)malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) { free(b); b = NULL; }
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+static void write_all(const char *path, const unsigned char *b, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    ST_CHECK(f != NULL);
+    ST_CHECK(fwrite(b, 1, len, f) == len);
+    fclose(f);
+}
+
+/* the documented checksum: FNV-1a 64 of every byte before it */
+static void fix_checksum(unsigned char *b, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    size_t i;
+    for (i = 0; i < len - 8; ++i) { h ^= b[i]; h *= 0x100000001b3ULL; }
+    for (i = 0; i < 8; ++i) b[len - 8 + i] = (unsigned char)(h >> (8 * i));
+}
+
+static int files_equal(const char *a, const char *b)
+{
+    size_t la, lb;
+    unsigned char *x = read_all(a, &la), *y = read_all(b, &lb);
+    int eq = x && y && la == lb && memcmp(x, y, la) == 0;
+    free(x);
+    free(y);
+    return eq;
+}
+
+SKEL_TEST(tuner_plan_file_round_trips_and_is_reused)
+{
+    model m = model_abc();
+    skel_tune_desc d = cost_desc("roundtrip", &m, 3);
+    skel_plan *p, *q;
+    skel_plan_stats st;
+    char path[512], a[600], b[600];
+    size_t n;
+    int calls;
+    d.nofile = 0;
+    d.dir = test_dir();
+    d.tolerance = 0;
+    ST_OK(skel_tune(&d, &p));
+    ST_CHECK(m.calls > 0);
+    ST_OK(skel_plan_path("roundtrip", d.dir, path, sizeof path));
+    ST_CHECK(access(path, R_OK) == 0);
+
+    /* same configuration, same machine: loaded, nothing measured */
+    calls = m.calls;
+    ST_OK(skel_tune(&d, &q));
+    ST_EQ_INT(m.calls, calls);
+    ST_OK(skel_plan_stats_get(q, &st));
+    ST_EQ_INT(st.loaded, 1);
+    for (n = 10; n < 50000000; n = n * 5 / 4 + 1) ST_EQ_INT(lookup1(p, n), lookup1(q, n));
+    snprintf(a, sizeof a, "%s/a.txt", d.dir);
+    snprintf(b, sizeof b, "%s/b.txt", d.dir);
+    ST_OK(skel_plan_dump(p, SKEL_DUMP_JSON, a));
+    ST_OK(skel_plan_dump(q, SKEL_DUMP_JSON, b));
+    ST_CHECK(files_equal(a, b));
+    skel_plan_free(q);
+
+    /* another configuration re-tunes */
+    d.max_depth = 7;
+    ST_OK(skel_tune(&d, &q));
+    ST_CHECK(m.calls > calls);
+    ST_OK(skel_plan_stats_get(q, &st));
+    ST_EQ_INT(st.loaded, 0);
+    skel_plan_free(q);
+
+    /* SKEL_RETUNE=1 re-tunes even a matching file */
+    calls = m.calls;
+    setenv("SKEL_RETUNE", "1", 1);
+    ST_OK(skel_tune(&d, &q));
+    unsetenv("SKEL_RETUNE");
+    ST_CHECK(m.calls > calls);
+    skel_plan_free(q);
+    calls = m.calls;
+    ST_OK(skel_tune(&d, &q));
+    ST_EQ_INT(m.calls, calls);
+    skel_plan_free(q);
+    skel_plan_free(p);
+}
+
+SKEL_TEST(tuner_plan_file_corruption_is_rejected)
+{
+    model m = model_abc();
+    skel_tune_desc d = cost_desc("corrupt", &m, 3);
+    skel_plan *p, *q;
+    char path[512], bad[600];
+    unsigned char *img, *mut;
+    size_t len, i, k;
+    int calls, rc;
+    uint64_t rng = 12345;
+    d.nofile = 0;
+    d.dir = test_dir();
+    d.max_depth = 4;
+    ST_OK(skel_tune(&d, &p));
+    skel_plan_free(p);
+    ST_OK(skel_plan_path("corrupt", d.dir, path, sizeof path));
+    img = read_all(path, &len);
+    ST_CHECK(img != NULL && len > 100);
+    mut = (unsigned char *)malloc(len);
+    snprintf(bad, sizeof bad, "%s/bad.plan", d.dir);
+
+    for (i = 0; i < len; ++i) {             /* truncation at every byte */
+        write_all(bad, img, i);
+        rc = skel_plan_load(&q, bad);
+        if (rc != SKEL_EFORMAT) ST_FAIL("truncated to %zu of %zu bytes: %s", i, len, skel_error_string(rc));
+        ST_CHECK(q == NULL);
+    }
+    for (i = 0; i < len; ++i)               /* a flipped bit in every byte */
+        for (k = 0; k < (i < 32 ? 8u : 1u); ++k) {
+            memcpy(mut, img, len);
+            mut[i] ^= (unsigned char)(1u << ((i + k) % 8));
+            write_all(bad, mut, len);
+            rc = skel_plan_load(&q, bad);
+            if (rc != SKEL_EFORMAT) ST_FAIL("bit %zu of byte %zu flipped: %s", (i + k) % 8, i, skel_error_string(rc));
+        }
+    memcpy(mut, img, len);                  /* wrong magic */
+    mut[0] = 'X';
+    write_all(bad, mut, len);
+    ST_EQ_INT(skel_plan_load(&q, bad), SKEL_EFORMAT);
+    ST_CHECK(strstr(skel_last_error(), "magic") != NULL);
+    memcpy(mut, img, len);                  /* a future version, checksum intact */
+    mut[8] = 2;
+    fix_checksum(mut, len);
+    write_all(bad, mut, len);
+    ST_EQ_INT(skel_plan_load(&q, bad), SKEL_EFORMAT);
+    ST_CHECK(strstr(skel_last_error(), "newer") != NULL);
+    ST_EQ_INT(skel_plan_load(&q, "/nonexistent/x.plan"), SKEL_EIO);
+
+    /* random mutations with a valid checksum reach the structural checks:
+       rejected or loaded, never a crash, and a loaded plan answers */
+    for (i = 0; i < 3000; ++i) {
+        size_t pos;
+        memcpy(mut, img, len);
+        for (k = 0; k < 1 + i % 4; ++k) {
+            rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+            pos = 24 + (size_t)(rng % (len - 32));
+            mut[pos] = (unsigned char)(rng >> 40);
+        }
+        fix_checksum(mut, len);
+        write_all(bad, mut, len);
+        rc = skel_plan_load(&q, bad);
+        ST_CHECK(rc == SKEL_OK || rc == SKEL_EFORMAT);
+        if (rc == SKEL_OK) {
+            skel_variant v;
+            size_t pt[2] = { 1000, 1000 };
+            skel_plan_lookup_point(q, pt, 1, &v);
+            skel_plan_free(q);
+        }
+    }
+
+    /* another machine's plan (fingerprint changed, checksum intact) re-tunes */
+    memcpy(mut, img, len);
+    for (i = 0; i + 5 < len && memcmp(mut + i, "cpu: ", 5) != 0; ++i) {}
+    ST_CHECK(i + 5 < len);
+    mut[i + 5] ^= 0x20;
+    fix_checksum(mut, len);
+    write_all(path, mut, len);
+    ST_OK(skel_plan_load(&q, path));        /* a valid file ... */
+    skel_plan_free(q);
+    calls = m.calls;
+    ST_OK(skel_tune(&d, &q));               /* ... but not this machine's */
+    ST_CHECK(m.calls > calls);
+    skel_plan_free(q);
+    /* a corrupted file is reported and re-tuned, then replaced */
+    memcpy(mut, img, len);
+    mut[len / 2] ^= 1;
+    write_all(path, mut, len);
+    calls = m.calls;
+    ST_OK(skel_tune(&d, &q));
+    ST_CHECK(m.calls > calls);
+    skel_plan_free(q);
+    ST_OK(skel_plan_load(&q, path));
+    skel_plan_free(q);
+    free(mut);
+    free(img);
+}
+
+/* ---- golden files of the dump formats ---- */
+static void golden_dir(char *buf, size_t size)
+{
+    const char *f = __FILE__, *slash = strrchr(f, '/');
+    if (slash) snprintf(buf, size, "%.*s/golden", (int)(slash - f), f);
+    else snprintf(buf, size, "golden");
+}
+
+static void check_golden(const char *name, skel_tune_desc *d)
+{
+    char dir[512], plan[700], want[700], got[700];
+    const char *ext[3] = { "txt", "json", "svg" };
+    skel_plan *p;
+    int f;
+    golden_dir(dir, sizeof dir);
+    snprintf(plan, sizeof plan, "%s/%s.plan", dir, name);
+    if (getenv("SKEL_GOLDEN_UPDATE")) {
+        ST_OK(skel_tune(d, &p));
+        ST_OK(skel_plan_save(p, plan));
+        skel_plan_free(p);
+    }
+    if (access(plan, R_OK) != 0) ST_SKIP("no golden files at %s (run from the repository root)", dir);
+    ST_OK(skel_plan_load(&p, plan));
+    for (f = 0; f < 3; ++f) {
+        snprintf(want, sizeof want, "%s/%s.%s", dir, name, ext[f]);
+        snprintf(got, sizeof got, "%s/golden_%s.%s", test_dir(), name, ext[f]);
+        ST_OK(skel_plan_dump(p, f, getenv("SKEL_GOLDEN_UPDATE") ? want : got));
+        if (!getenv("SKEL_GOLDEN_UPDATE") && !files_equal(want, got))
+            ST_FAIL("%s differs from %s (diff them; SKEL_GOLDEN_UPDATE=1 rewrites)", got, want);
+    }
+    skel_plan_free(p);
+}
+
+SKEL_TEST(tuner_dump_matches_golden_files)
+{
+    model m = model_abc();
+    skel_tune_desc d = cost_desc("golden-1d", &m, 3);
+    d.max_depth = 5;
+    check_golden("plan1d", &d);
+    d = cost_desc("golden-2d", &m, 2);
+    d.dims = 2;
+    d.lower[0] = d.lower[1] = 1;
+    d.upper[0] = d.upper[1] = 10000;
+    d.max_depth = 3;
+    check_golden("plan2d", &d);
+}
+
+SKEL_TEST(tuner_dump_tool_refuses_bad_files)
+{
+    char cmd[1200], dir[512], bad[600];
+    unsigned char junk[64];
+    memset(junk, 'x', sizeof junk);
+    golden_dir(dir, sizeof dir);
+    struct stat tool, header;
+    if (stat("build/skel_plan", &tool) != 0 || stat("skel.h", &header) != 0 || tool.st_mtime < header.st_mtime)
+        ST_SKIP("build/skel_plan not built, or older than skel.h (make all)");
+    snprintf(bad, sizeof bad, "%s/junk.plan", test_dir());
+    write_all(bad, junk, sizeof junk);
+    snprintf(cmd, sizeof cmd, "build/skel_plan %s >/dev/null 2>&1", bad);
+    ST_CHECK(system(cmd) != 0);
+    snprintf(cmd, sizeof cmd, "build/skel_plan --json %s/plan1d.plan >/dev/null 2>&1", dir);
+    ST_EQ_INT(system(cmd), 0);
+    ST_CHECK(system("build/skel_plan --bogus >/dev/null 2>&1") != 0);
+}
+
+/* ---- tuning real calls ---- */
+SKEL_FUNC(float, tt_add, (float a, float b), return a + b;)
+SKEL_MAP(tt_vadd, tt_add, float, 2)
+SKEL_MAPREDUCE(tt_dot, tt_add, tt_add, float, 2)
+SKEL_FUNC(float, tt_avg, (const float *a, skel_index s), return 0.25f * (a[-1] + a[1] + a[-s] + a[s]);)
+SKEL_OVERLAP2D(tt_jacobi, tt_avg, float, 1, 1)
+SKEL_FUNC(float, tt_dist, (const float *v, float e), return v[0] - e;)
+SKEL_MAPARRAY(tt_marr, tt_dist, float)
+
+SKEL_TEST(tuner_tunes_real_calls_on_cpu_backends)
+{
+    skel_tune_desc d;
+    skel_plan *p;
+    skel_plan_stats st;
+    skel_variant v;
+    skel_vec *a, *b, *r;
+    size_t n, i;
+    memset(&d, 0, sizeof d);
+    d.id = "test-vadd";
+    d.sk = tt_vadd;
+    d.lower[0] = 10;
+    d.upper[0] = 200000;
+    d.time_budget = 0.5;
+    d.nofile = 1;
+    d.quiet = 1;
+    ST_OK(skel_tune(&d, &p));
+    ST_OK(skel_plan_stats_get(p, &st));
+    ST_EQ_INT(st.dims, 1);
+    ST_CHECK(st.points >= 2);
+    ST_CHECK(st.tune_seconds < 3);
+    for (n = 10; n <= 200000; n *= 7) {     /* the instance now runs on the plan */
+        float *pa, *pb;
+        const float *pr;
+        ST_OK(skel_vec_new(&a, SKEL_FLOAT, n));
+        ST_OK(skel_vec_new(&b, SKEL_FLOAT, n));
+        ST_OK(skel_vec_new(&r, SKEL_FLOAT, n));
+        pa = (float *)skel_write(a);
+        pb = (float *)skel_write(b);
+        for (i = 0; i < n; ++i) { pa[i] = (float)i; pb[i] = 1; }
+        ST_OK(skel_map2(tt_vadd, r, a, b));
+        pr = (const float *)skel_read(r);
+        for (i = 0; i < n; ++i) ST_CHECK(pr[i] == (float)i + 1);
+        {
+            skel_call c;
+            memset(&c, 0, sizeof c);
+            c.in[0] = a; c.in[1] = b; c.out = r;
+            ST_OK(skel_choose(tt_vadd, &c, &v));
+            ST_CHECK(strcmp(v.backend, "seq") == 0 || strcmp(v.backend, "omp") == 0);
+            c.group = 7;                    /* bulk groups: host only here, the same choice */
+            ST_OK(skel_run(tt_vadd, &c));
+            skel_group_reset(7);
+        }
+        skel_free(a); skel_free(b); skel_free(r);
+    }
+    skel_set_plan(tt_vadd, NULL);
+    skel_plan_free(p);
+}
+
+SKEL_TEST(tuner_reduces_2d_skeletons_to_rows_by_cols)
+{
+    skel_tune_desc d;
+    skel_plan *p;
+    skel_plan_stats st;
+    skel_mat *m, *o;
+    skel_call c;
+    skel_variant v;
+    memset(&d, 0, sizeof d);
+    d.id = "test-jacobi";
+    d.sk = tt_jacobi;
+    d.lower[0] = d.lower[1] = 4;
+    d.upper[0] = d.upper[1] = 300;
+    d.time_budget = 0.3;
+    d.nofile = 1;
+    d.quiet = 1;
+    ST_OK(skel_tune(&d, &p));
+    ST_OK(skel_plan_stats_get(p, &st));
+    ST_EQ_INT(st.dims, 2);
+    ST_CHECK(st.points >= 4);
+    ST_OK(skel_mat_new(&m, SKEL_FLOAT, 50, 70));
+    ST_OK(skel_mat_new(&o, SKEL_FLOAT, 50, 70));
+    memset(&c, 0, sizeof c);
+    c.in[0] = m; c.out = o;
+    ST_OK(skel_run(tt_jacobi, &c));
+    ST_OK(skel_choose(tt_jacobi, &c, &v));
+    skel_set_plan(tt_jacobi, NULL);
+    skel_plan_free(p);
+
+    d.id = "test-maparray";                 /* MapArray: the two lengths */
+    d.sk = tt_marr;
+    d.upper[0] = d.upper[1] = 2000;
+    ST_OK(skel_tune(&d, &p));
+    ST_OK(skel_plan_stats_get(p, &st));
+    ST_EQ_INT(st.dims, 2);
+    skel_set_plan(tt_marr, NULL);
+    skel_plan_free(p);
+    skel_free(m);
+    skel_free(o);
+}
+
+SKEL_TEST(tuner_rejects_bad_descriptions)
+{
+    skel_tune_desc d;
+    skel_plan *p;
+    memset(&d, 0, sizeof d);
+    ST_EQ_INT(skel_tune(NULL, &p), SKEL_EINVAL);
+    ST_EQ_INT(skel_tune(&d, &p), SKEL_EINVAL);          /* no id */
+    d.id = "bad";
+    ST_EQ_INT(skel_tune(&d, &p), SKEL_EINVAL);          /* no instance */
+    d.sk = tt_dot;
+    d.nofile = 1;
+    d.lower[0] = 0;
+    d.upper[0] = 100;
+    ST_EQ_INT(skel_tune(&d, &p), SKEL_EINVAL);          /* lower bound 0 */
+    d.lower[0] = 200;
+    ST_EQ_INT(skel_tune(&d, &p), SKEL_EINVAL);          /* lower > upper */
+    d.lower[0] = 10;
+    d.dims = 2;
+    d.lower[1] = 1; d.upper[1] = 10;
+    ST_EQ_INT(skel_tune(&d, &p), SKEL_EINVAL);          /* MapReduce is 1-D */
+    d.dims = 1;
+    d.variants = ABCD;                                   /* not backends of this machine */
+    d.nvariants = 1;
+    ST_EQ_INT(skel_tune(&d, &p), SKEL_EBACKEND);
+    ST_CHECK(p == NULL);
+}
