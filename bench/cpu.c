@@ -485,7 +485,7 @@ static void overhead(int csv, double budget)
     double hs[SAMPLES], ss[SAMPLES], t0, th, tsk;
     long calls, c;
     int i, s, st;
-    skel_vec *vx, *vy;
+    skel_vec *vx = NULL, *vy = NULL;
     skel_call call;
 
     for (i = 0; i < M; ++i) x[i] = y[i] = yh[i] = A[i];
