@@ -23,11 +23,24 @@
        when the GPU has no valid copy, leaves its result on the GPU, and the
        host copy is refreshed only when the host reads (skel_read) - so a
        chain of calls moves the data once.  skel_flush() brings the data home
-       and frees the GPU copies.  A variant {"cuda", .block, .grid, .devices}
-       sets the threads per block (128..1024), the blocks of grid-stride
-       kernels (0: enough to fill the GPU) and how many parts one call is
-       split into (0: 1); parts go round-robin over the selected devices,
-       so two parts on one GPU run as two logical partitions.
+       and frees the GPU copies.  Scalar results (Reduce, MapReduce) land in
+       page-locked memory and are copied to call.result.
+
+   VARIANTS
+       {"cuda", .block, .devices}: threads per block (64..1024, a power of
+       two; 0: 256; halved automatically while a kernel's shared-memory
+       tile does not fit), and how many parts one call is split into (0:
+       1).  Parts are contiguous index ranges assigned round-robin to the
+       selected devices (two parts on one GPU run as logical partitions);
+       each device gets full copies of the inputs through the coherence
+       layer, and the parts of the result are gathered on the first device
+       (cuMemcpyPeer).  Split: Map without index, whole Reduce/MapReduce
+       without index (parts' results combined in order on the host), Scan of
+       a vector (carries from a first Reduce pass) or matrix (by rows),
+       MapOverlap along matrix rows.  Other calls run as one part.  .grid
+       sets the blocks of the grid-stride kernels (Map, MapArray, row-wise
+       Reduce; 0: the plan's choice); the other kernels' grids follow
+       from their tiles.
 
    KERNEL CACHE
        Compiled kernels are kept in memory and on disk, keyed by a hash of
@@ -1080,13 +1093,18 @@ static int _skel_cuda_scratch(_skel_cuda_dev *d, int slot, size_t bytes, _skel_C
     return SKEL_OK;
 }
 
+static int _skel_cuda_any_grid(const char *kernel)
+{
+    return !strcmp(kernel, "skel_map") || !strcmp(kernel, "skel_maparray") || !strcmp(kernel, "skel_reduce_rows");
+}
+
 /* Execute plan p on device d (its context current, its run lock held).
    bufs[_SKEL_BUF_OUT .. _SKEL_BUF_IN0 + 3] are the operands (already
    offset for a part); the scratch and weights slots are filled here.  With
    a result, its element is copied to *result_dev (device memory, stream-
    ordered) or, when result_dev is 0, to call->result. */
 static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, const skel_call *c,
-                           const _skel_kplan *p, _skel_CUdeviceptr *bufs, _skel_CUdeviceptr result_dev)
+                           const _skel_kplan *p, _skel_CUdeviceptr *bufs, _skel_CUdeviceptr result_dev, int grid)
 {
     _skel_cuda_dev *dv = &_skel_cuda_devs[d];
     size_t esz = _skel_types[sk->out_type].size;
@@ -1122,7 +1140,9 @@ static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, c
             default: args[j] = (void *)c->uniform; break;
             }
         }
-        _SKEL_TRY(_skel_cuda_launch(d, f, st->groups, (unsigned)k->block, 0, args));
+        /* the variant's grid, for the kernels that take any number of groups */
+        _SKEL_TRY(_skel_cuda_launch(d, f, grid > 0 && _skel_cuda_any_grid(st->kernel) ? (size_t)grid : st->groups,
+                                    (unsigned)k->block, 0, args));
     }
     if (p->result >= 0) {
         if (result_dev)
@@ -1244,7 +1264,8 @@ static int _skel_cuda_run_split(const _skel_variant *v, skel_skeleton *sk, const
             if (rc == SKEL_OK) rc = _skel_cuda_set(&_skel_cuda_devs[q->dev]);
             if (rc == SKEL_OK) rc = _skel_cuda_operands(&red, &rc_call, q->dev, q->off, bufs);
             if (rc == SKEL_OK)
-                rc = _skel_cuda_exec(q->dev, k, &red, &rc_call, &plan, bufs, _skel_cuda_devs[q->dev].results + (size_t)p * 8);
+                rc = _skel_cuda_exec(q->dev, k, &red, &rc_call, &plan, bufs, _skel_cuda_devs[q->dev].results + (size_t)p * 8,
+                                     v->grid);
             pthread_mutex_unlock(&_skel_cuda_devs[q->dev].run_lock);
         }
         for (p = 0; p + 1 < nparts && rc == SKEL_OK; ++p) {
@@ -1278,7 +1299,7 @@ static int _skel_cuda_run_split(const _skel_variant *v, skel_skeleton *sk, const
         if (rc == SKEL_OK) rc = _skel_cuda_operands(sk, c, q->dev, q->off, bufs);
         if (rc == SKEL_OK)
             rc = _skel_cuda_exec(q->dev, k, sk, c, &plan, bufs,
-                                 is_reduce ? _skel_cuda_devs[q->dev].results + (size_t)p * 8 : 0);
+                                 is_reduce ? _skel_cuda_devs[q->dev].results + (size_t)p * 8 : 0, v->grid);
         pthread_mutex_unlock(&_skel_cuda_devs[q->dev].run_lock);
     }
     if (rc != SKEL_OK) return rc;
@@ -1328,7 +1349,7 @@ static int _skel_cuda_run(const _skel_backend *b, const _skel_variant *v, skel_s
     pthread_mutex_lock(&dv->run_lock);
     rc = _skel_cuda_set(dv);
     if (rc == SKEL_OK) rc = _skel_cuda_operands(sk, c, 0, 0, bufs);
-    if (rc == SKEL_OK) rc = _skel_cuda_exec(0, k, sk, c, &plan, bufs, 0);
+    if (rc == SKEL_OK) rc = _skel_cuda_exec(0, k, sk, c, &plan, bufs, 0, v->grid);
     pthread_mutex_unlock(&dv->run_lock);
     if (rc == SKEL_OK && c->out) _skel_mark_written(c->out, dv->space);
     return rc;

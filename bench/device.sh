@@ -62,7 +62,17 @@ run_tests() {   # label, log, command...
     grep -E 'FAIL|skel cuda:' "$log" | head -8 | tee -a "$SUM"
 }
 
-if [ "$MODE" != bench ]; then
+if [ "$MODE" = final ]; then   # after kernel changes: the suite once more, memcheck on the changed kernels
+    export SKEL_CUDA_STATS=1
+    run_tests "tests SKEL_REQUIRE=cuda (cold cache)" "$OUT/test1.log" env SKEL_REQUIRE=cuda build/skel_tests
+    run_tests "scan + overlap2d tests under compute-sanitizer memcheck" "$OUT/memcheck.log" \
+        sh -c 'for f in scan overlap2d; do compute-sanitizer --tool memcheck --error-exitcode 3 env SKEL_REQUIRE=cuda SKEL_CUDA_TEST_WARM=1 build/skel_tests $f || exit 3; done'
+    grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -2 | tee -a "$SUM"
+    unset SKEL_CUDA_STATS
+    for f in "$OUT"/test*.log "$OUT"/memcheck.log; do [ -f "$f" ] && tail -c 4000000 "$f" > "$f.tmp" && mv "$f.tmp" "$f"; done
+    rm -f "$OUT/build.log"   # keep to 8 files
+fi
+if [ "$MODE" != bench ] && [ "$MODE" != final ]; then
 export SKEL_CUDA_STATS=1
 run_tests "tests SKEL_REQUIRE=cuda (cold cache)" "$OUT/test1.log" env SKEL_REQUIRE=cuda build/skel_tests
 run_tests "tests SKEL_REQUIRE=cuda (warm cache; the cache test skipped)" "$OUT/test2.log" \
@@ -89,13 +99,14 @@ make build/bench_gpu >>"$OUT/build.log" 2>&1 || make build/bench_gpu CFLAGS=-Wno
 if [ "$MODE" = quick ]; then LO=20; HI=24; else LO=20; HI=28; fi
 build/gpu_base $LO $HI >"$OUT/base.txt" 2>&1 || note "gpu_base FAILED: $(tail -2 "$OUT/base.txt")"
 rm -rf "$SKEL_CACHE_DIR"
-build/bench_gpu --jit >"$OUT/jit1.txt" 2>&1
-build/bench_gpu --jit >"$OUT/jit2.txt" 2>&1
+build/bench_gpu --jit >"$OUT/jit.txt" 2>&1
+build/bench_gpu --jit >>"$OUT/jit.txt" 2>&1
 build/bench_gpu --base "$OUT/base.txt" --lo $LO --hi $HI >"$OUT/bench.txt" 2>&1 || note "bench_gpu FAILED"
 if [ -s skel_cl.h ]; then
     build/bench_gpu --compare opencl --lo $LO --hi $HI >"$OUT/bench_cl.txt" 2>&1 || note "bench_gpu opencl FAILED"
 fi
-cat "$OUT/jit1.txt" "$OUT/jit2.txt" | grep -E '^jit' | tee -a "$SUM"
+grep -E '^jit' "$OUT/jit.txt" | tee -a "$SUM"
+[ "$MODE" = final ] && rm -f "$OUT/build.log"   # at most 8 files come back
 note ""
 cat "$OUT/bench.txt"
 [ -s "$OUT/bench_cl.txt" ] && cat "$OUT/bench_cl.txt"

@@ -110,8 +110,8 @@ static void make_operands(operands *o, int which, size_t n)
 
 static void free_operands(operands *o) { skel_free(o->a); skel_free(o->b); skel_free(o->out); }
 
-/* relative difference of the two backends' results */
-static double compare(int which, size_t n)
+/* relative difference of backend b's results from OpenMP's */
+static double compare(int which, size_t n, int other)
 {
     operands o[2];
     double err = 0, mag = 1e-30;
@@ -119,7 +119,7 @@ static double compare(int which, size_t n)
     int b;
     for (b = 0; b < 2; ++b) {
         make_operands(&o[b], which, n);
-        if (call(which, &o[b], b) != SKEL_OK) {
+        if (call(which, &o[b], b ? other : 0) != SKEL_OK) {
             fprintf(stderr, "%s n=%zu on backend %d: %s\n", names[which], n, b, skel_last_error());
             exit(1);
         }
@@ -255,16 +255,16 @@ int main(int argc, char **argv)
                di.compute_units);
     }
     printf("%-10s %10s %12s %12s %8s %10s", "skeleton", "n", "omp ms", "opencl ms", "cl/omp", "rel.err");
-    if (have_cuda) printf(" %12s %8s", "cuda ms", "cl/cuda");
+    if (have_cuda) printf(" %12s %8s %10s", "cuda ms", "cl/cuda", "cu.err");
     printf("\n");
     for (w = 0; w < NSKEL; ++w)
         for (k = 16; k <= maxk; k += 2) {
             size_t n = (size_t)1 << k;
-            double err = compare(w, n), to = time_backend(w, n, 0, quick), tc = time_backend(w, n, 1, quick);
+            double err = compare(w, n, 1), to = time_backend(w, n, 0, quick), tc = time_backend(w, n, 1, quick);
             printf("%-10s %10zu %12.4f %12.4f %8.2f %10.1e", names[w], n, to * 1e3, tc * 1e3, to / tc, err);
             if (have_cuda) {
                 double tu = time_backend(w, n, 2, quick);
-                printf(" %12.4f %8.2f", tu * 1e3, tu / tc);
+                printf(" %12.4f %8.2f %10.1e", tu * 1e3, tu / tc, compare(w, n, 2));
             }
             printf("\n");
             fflush(stdout);
