@@ -1691,16 +1691,23 @@ static int _skel_cpu_overlap(_skel_cpu_ctx *c, int threads, const skel_call *cal
     }
 }
 
+/* Threads an omp call uses by default: SKEL_OMP_THREADS, else OpenMP's
+   default (OMP_NUM_THREADS, else the CPUs this process may run on). */
+static int _skel_omp_default_threads(void)
+{
+    if (_skel_env.omp_threads > 0) return _skel_env.omp_threads;
+#if _SKEL_OMP
+    return omp_get_max_threads() < omp_get_num_procs() ? omp_get_max_threads() : omp_get_num_procs();
+#else
+    return 1;
+#endif
+}
+
 static int _skel_threads(const _skel_variant *v, const _skel_backend *b)
 {
     if (strcmp(b->name, "seq") == 0) return 1;
     if (v->threads > 0) return v->threads;
-    if (_skel_env.omp_threads > 0) return _skel_env.omp_threads;
-#if _SKEL_OMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
+    return _skel_omp_default_threads();
 }
 
 /* The run entry of the seq and omp backends. */
@@ -4175,7 +4182,8 @@ static int _skel_tune_variants(const skel_tune_desc *d, _skel_tree *t)
                 if (m < 0) m = 0;
                 for (k = 0; k < m; ++k) cand[n + k].backend = be->name;
             } else if (strcmp(be->name, "omp") == 0) {
-                int cores = _skel_cores(), th;
+                /* up to the threads this process may use, not the machine's cores */
+                int cores = _skel_omp_default_threads(), th;
                 for (th = 1; th < cores && n + m < _SKEL_MAX_PVARS; th *= 2) {
                     memset(&cand[n + m], 0, sizeof cand[0]);
                     cand[n + m].backend = be->name;
