@@ -29,9 +29,9 @@ $(BUILD)/asan/skel_tests: $(TEST_SRC) test/skel_test.h $(HEADERS)
 	$(CC) -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	    -fno-omit-frame-pointer $(WARN) $(OMP) -I. $(CFLAGS) $(TEST_SRC) -o $@ $(LIBS)
 
-test: $(BUILD)/skel_tests                       ## build and run the tests
+test: $(TOOLS) $(BUILD)/skel_tests              ## build and run the tests
 	$(BUILD)/skel_tests
-test-asan: $(BUILD)/asan/skel_tests             ## the tests under AddressSanitizer + UBSan
+test-asan: $(TOOLS) $(BUILD)/asan/skel_tests    ## the tests under AddressSanitizer + UBSan
 	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=test/lsan.supp:print_suppressions=0 \
 	    $(BUILD)/asan/skel_tests
 bench: $(BENCHES)                               ## build the benchmarks
