@@ -976,12 +976,18 @@ uint64_t _skel_hash_str(uint64_t h, const char *s) { return _skel_hash(h, s, str
 
 const char *_skel_cache_dir(void)
 {
-    static char dir[1024];
+    static char dir[1024], seen[1024] = "\001";
     static int state = 0;  /* 0 unknown, 1 usable, 2 unusable */
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     const char *env, *home;
     char *p;
     pthread_mutex_lock(&lock);
+    env = getenv("SKEL_CACHE_DIR");
+    if (strcmp(seen, env ? env : "") != 0) {    /* (re)decide when SKEL_CACHE_DIR changes */
+        snprintf(seen, sizeof seen, "%s", env ? env : "");
+        state = 0;
+        dir[0] = 0;
+    }
     if (state) { pthread_mutex_unlock(&lock); return state == 1 ? dir : ""; }
     state = 2;
     if ((env = getenv("SKEL_CACHE_DIR")) && *env) {

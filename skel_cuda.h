@@ -432,88 +432,6 @@ static int _skel_cuda_probe(int ordinal, _skel_cuda_dev *d)
 }
 
 /* ---------------------------------------------------------------------
-   cuda: files, hashing, the cache directory
-   --------------------------------------------------------------------- */
-static uint64_t _skel_cuda_hash(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *p = (const unsigned char *)data;
-    size_t i;
-    for (i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
-    h ^= h >> 29;  /* finalise a little: FNV's low bits mix poorly */
-    return h;
-}
-static uint64_t _skel_cuda_hash_str(uint64_t h, const char *s) { return _skel_cuda_hash(h, s, strlen(s) + 1); }
-
-/* The kernel cache directory, made on first use; "" when disabled or
-   unusable (which only costs compile time). */
-static const char *_skel_cuda_cache_dir(void)
-{
-    static char dir[1024], seen[1024] = "\001";
-    static int state = 0;  /* 0 unknown, 1 usable, 2 unusable */
-    const char *env, *home;
-    char *p;
-    env = getenv("SKEL_CACHE_DIR");
-    if (strcmp(seen, env ? env : "") != 0) {    /* (re)decide when SKEL_CACHE_DIR changes */
-        snprintf(seen, sizeof seen, "%s", env ? env : "");
-        state = 0;
-    }
-    if (state) return state == 1 ? dir : "";
-    state = 2;
-    if ((env = getenv("SKEL_CACHE_DIR")) && *env) {
-        if (strcmp(env, "off") == 0) return "";
-        snprintf(dir, sizeof dir, "%s", env);
-    } else if ((env = getenv("XDG_CACHE_HOME")) && *env) {
-        snprintf(dir, sizeof dir, "%s/skel", env);
-    } else if ((home = getenv("HOME")) && *home) {
-        snprintf(dir, sizeof dir, "%s/.cache/skel", home);
-    } else {
-        return "";
-    }
-    for (p = dir + 1; *p; ++p)      /* mkdir -p */
-        if (*p == '/') { *p = 0; mkdir(dir, 0755); *p = '/'; }
-    if (mkdir(dir, 0755) != 0 && (errno != EEXIST || access(dir, X_OK) != 0)) {
-        _skel_log(SKEL_LOG_WARN, "cuda: kernel cache %s cannot be created (%s); compiling every run", dir,
-                  strerror(errno));
-        return "";
-    }
-    if (access(dir, W_OK | X_OK) != 0)
-        _skel_log(SKEL_LOG_WARN, "cuda: kernel cache %s is not writable; cached kernels are read only", dir);
-    state = 1;
-    return dir;
-}
-
-/* Write a file atomically: a unique temporary file in the same directory,
-   then rename over the target.  0 on success. */
-static int _skel_cuda_write_atomic(const char *path, const void *a, size_t na, const void *b, size_t nb)
-{
-    static unsigned counter;
-    char tmp[1300];
-    FILE *f;
-    int ok;
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
-    if (!(f = fopen(tmp, "wb"))) return -1;
-    ok = fwrite(a, 1, na, f) == na && (!nb || fwrite(b, 1, nb, f) == nb);
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) { remove(tmp); return -1; }
-    return 0;
-}
-
-/* Read a whole file; NULL when missing or unreadable. */
-static unsigned char *_skel_cuda_read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    unsigned char *buf;
-    long n;
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) { fclose(f); return NULL; }
-    buf = (unsigned char *)SKEL_MALLOC((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { SKEL_FREE(buf); buf = NULL; }
-    fclose(f);
-    if (buf) { buf[n] = 0; *size = (size_t)n; }
-    return buf;
-}
-
-/* ---------------------------------------------------------------------
    cuda: NVRTC compilation and the kernel cache
    A cache file holds one compiled module:
        "SKELCUK1"  u64 key  u64 payload bytes  u64 payload hash
@@ -662,19 +580,19 @@ static int _skel_cuda_nvrtc_arch(int want, int *exact)
 static uint64_t _skel_cuda_key(const char *src, const char *extra, int arch, int ptx)
 {
     char ver[96];
-    uint64_t h = 0xcbf29ce484222325ULL;
+    uint64_t h = _SKEL_HASH_SEED;
     snprintf(ver, sizeof ver, "v1 nvrtc %d.%d driver %d arch %d %s", _skel_nvrtc_major, _skel_nvrtc_minor,
              _skel_cu_driver_version, arch, ptx ? "ptx" : "cubin");
-    h = _skel_cuda_hash_str(h, ver);
-    h = _skel_cuda_hash_str(h, extra ? extra : "");
-    return _skel_cuda_hash_str(h, src);
+    h = _skel_hash_str(h, ver);
+    h = _skel_hash_str(h, extra ? extra : "");
+    return _skel_hash_str(h, src);
 }
 
 /* Look key up in the disk cache.  1 with *image when a valid entry exists;
    a corrupt or truncated one is reported and removed. */
 static int _skel_cuda_disk_get(uint64_t key, unsigned char **image, size_t *size, int *format)
 {
-    const char *dir = _skel_cuda_cache_dir();
+    const char *dir = _skel_cache_dir();
     char path[1200];
     const char *why = NULL;
     unsigned char *buf;
@@ -682,14 +600,14 @@ static int _skel_cuda_disk_get(uint64_t key, unsigned char **image, size_t *size
     _skel_cuda_hdr h;
     if (!*dir) return 0;
     snprintf(path, sizeof path, "%s/cuda-%016llx.bin", dir, (unsigned long long)key);
-    if (!(buf = _skel_cuda_read_file(path, &n))) return 0;
+    if (!(buf = _skel_read_file(path, &n))) return 0;
     if (n < sizeof h) why = "truncated header";
     else {
         memcpy(&h, buf, sizeof h);
         if (memcmp(h.magic, _SKEL_CUDA_MAGIC, 8) != 0) why = "bad magic number";
         else if (h.key != key) why = "key mismatch";
         else if (h.bytes != n - sizeof h) why = "truncated payload";
-        else if (h.check != _skel_cuda_hash(0xcbf29ce484222325ULL, buf + sizeof h, (size_t)h.bytes))
+        else if (h.check != _skel_hash(_SKEL_HASH_SEED, buf + sizeof h, (size_t)h.bytes))
             why = "checksum mismatch";
     }
     if (why) {
@@ -711,7 +629,7 @@ static int _skel_cuda_disk_get(uint64_t key, unsigned char **image, size_t *size
 
 static void _skel_cuda_disk_put(uint64_t key, const unsigned char *image, size_t size, int format)
 {
-    const char *dir = _skel_cuda_cache_dir();
+    const char *dir = _skel_cache_dir();
     char path[1200];
     _skel_cuda_hdr h;
     if (!*dir) return;
@@ -719,10 +637,10 @@ static void _skel_cuda_disk_put(uint64_t key, const unsigned char *image, size_t
     memcpy(h.magic, _SKEL_CUDA_MAGIC, 8);
     h.key = key;
     h.bytes = size;
-    h.check = _skel_cuda_hash(0xcbf29ce484222325ULL, image, size);
+    h.check = _skel_hash(_SKEL_HASH_SEED, image, size);
     h.format = (uint32_t)format;
     snprintf(path, sizeof path, "%s/cuda-%016llx.bin", dir, (unsigned long long)key);
-    if (_skel_cuda_write_atomic(path, &h, sizeof h, image, size) != 0) {
+    if (_skel_write_atomic(path, &h, sizeof h, image, size) != 0) {
         static int warned;
         if (!warned++) _skel_log(SKEL_LOG_WARN, "cuda: cannot write the kernel cache %s (%s)", path, strerror(errno));
         return;
@@ -1395,7 +1313,7 @@ static int _skel_cuda_check_call(skel_skeleton *sk, const skel_call *c, int bloc
         if (!strstr(src, plan.step[i].kernel))
             rc = _skel_fail(SKEL_ECOMPILE, "cuda: %s: the plan launches %s, which its program lacks", sk->name,
                             plan.step[i].kernel);
-    key = _skel_cuda_hash_str(0xcbf29ce484222325ULL, src);
+    key = _skel_hash_str(_SKEL_HASH_SEED, src);
     pthread_mutex_lock(&_skel_cuda_lock);
     for (i = 0; i < nseen; ++i)
         if (seen[i] == key) break;
