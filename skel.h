@@ -3577,20 +3577,17 @@ static void _skel_buf_put(_skel_buf *b, const void *src, size_t n)
     memcpy(b->p + b->len, src, n);
     b->len += n;
 }
-static void _skel_put_u64(_skel_buf *b, uint64_t x)
+/* Plan files are little-endian whatever the host: bytes are written and
+   read one at a time. */
+static void _skel_put_le(_skel_buf *b, uint64_t x, int bytes)
 {
     unsigned char c[8];
     int i;
-    for (i = 0; i < 8; ++i) c[i] = (unsigned char)(x >> (8 * i));
-    _skel_buf_put(b, c, 8);
+    for (i = 0; i < bytes; ++i) c[i] = (unsigned char)(x >> (8 * i));
+    _skel_buf_put(b, c, (size_t)bytes);
 }
-static void _skel_put_u32(_skel_buf *b, uint32_t x)
-{
-    unsigned char c[4];
-    int i;
-    for (i = 0; i < 4; ++i) c[i] = (unsigned char)(x >> (8 * i));
-    _skel_buf_put(b, c, 4);
-}
+static void _skel_put_u64(_skel_buf *b, uint64_t x) { _skel_put_le(b, x, 8); }
+static void _skel_put_u32(_skel_buf *b, uint32_t x) { _skel_put_le(b, x, 4); }
 static void _skel_put_i32(_skel_buf *b, int x) { _skel_put_u32(b, (uint32_t)x); }
 static void _skel_put_f64(_skel_buf *b, double d)
 {
@@ -3611,24 +3608,18 @@ typedef struct _skel_rd {
     int bad;
 } _skel_rd;
 
-static uint64_t _skel_get_u64(_skel_rd *r)
+/* A truncated read marks the reader bad and yields 0; callers check bad once. */
+static uint64_t _skel_get_le(_skel_rd *r, int bytes)
 {
     uint64_t x = 0;
     int i;
-    if (r->bad || r->len - r->pos < 8) { r->bad = 1; return 0; }
-    for (i = 0; i < 8; ++i) x |= (uint64_t)r->p[r->pos + (size_t)i] << (8 * i);
-    r->pos += 8;
+    if (r->bad || r->len - r->pos < (size_t)bytes) { r->bad = 1; return 0; }
+    for (i = 0; i < bytes; ++i) x |= (uint64_t)r->p[r->pos + (size_t)i] << (8 * i);
+    r->pos += (size_t)bytes;
     return x;
 }
-static uint32_t _skel_get_u32(_skel_rd *r)
-{
-    uint32_t x = 0;
-    int i;
-    if (r->bad || r->len - r->pos < 4) { r->bad = 1; return 0; }
-    for (i = 0; i < 4; ++i) x |= (uint32_t)r->p[r->pos + (size_t)i] << (8 * i);
-    r->pos += 4;
-    return x;
-}
+static uint64_t _skel_get_u64(_skel_rd *r) { return _skel_get_le(r, 8); }
+static uint32_t _skel_get_u32(_skel_rd *r) { return (uint32_t)_skel_get_le(r, 4); }
 static int _skel_get_i32(_skel_rd *r)
 {
     uint32_t u = _skel_get_u32(r);

@@ -77,6 +77,8 @@ void st_ok_(int status, const char *file, int line, const char *expr);
 uint64_t st_rand(uint64_t *state);
 long long st_rand_int(uint64_t *state, long long lo, long long hi);   /* lo..hi inclusive */
 uint64_t st_seed(const char *salt, size_t a, size_t b);               /* a non-zero seed */
+/* a float vector of n deterministic values scale * (i*37 % 101) / 100 (ends the test on failure) */
+skel_vec *st_fvec(size_t n, float scale);
 
 /* The backend variants every skeleton case runs on: seq, omp with 1, 2 and
    3 threads when omp is available, and each GPU backend that is available.
@@ -269,6 +271,17 @@ long long st_rand_int(uint64_t *state, long long lo, long long hi)
 {
     uint64_t span = (uint64_t)(hi - lo) + 1;
     return lo + (long long)(st_rand(state) % span);
+}
+
+skel_vec *st_fvec(size_t n, float scale)
+{
+    skel_vec *v = NULL;
+    float *p;
+    size_t i;
+    ST_OK(skel_vec_new(&v, SKEL_FLOAT, n));
+    p = (float *)skel_write(v);
+    for (i = 0; i < n; ++i) p[i] = scale * (float)((i * 37) % 101) * 0.01f;
+    return v;
 }
 
 uint64_t st_seed(const char *salt, size_t a, size_t b)

@@ -83,16 +83,6 @@ SKEL_REDUCE(t_firstnz, t_first, int32_t)
 SKEL_FUNC(float, t_vla, (float a), int n = 1 + ((int)a & 3); float t[n]; t[0] = a; return t[0] + (float)n;)
 SKEL_MAP(t_bad, t_vla, float, 1)
 
-static skel_vec *fvec(size_t n, float scale)
-{
-    skel_vec *v = NULL;
-    float *p;
-    size_t i;
-    ST_OK(skel_vec_new(&v, SKEL_FLOAT, n));
-    p = (float *)skel_write(v);
-    for (i = 0; i < n; ++i) p[i] = scale * (float)((i * 37) % 101) * 0.01f;
-    return v;
-}
 
 /* ---- without a GPU ---------------------------------------------------- */
 
@@ -161,8 +151,8 @@ SKEL_TEST(cuda_compile_error_carries_log_and_numbered_source)
     skel_call c;
     int rc;
     need_nvrtc();
-    a = fvec(10, 1);
-    o = fvec(10, 0);
+    a = st_fvec(10, 1);
+    o = st_fvec(10, 0);
     memset(&c, 0, sizeof c);
     c.in[0] = a;
     c.out = o;
@@ -269,7 +259,7 @@ SKEL_TEST(cuda_chain_of_calls_moves_data_once)
     skel_call c;
     int k;
     need_gpu();
-    x = fvec(n, 1); y = fvec(n, 2); r = fvec(n, 0);
+    x = st_fvec(n, 1); y = st_fvec(n, 2); r = st_fvec(n, 0);
     p = cuda_plan(0, 0, 0);
     ST_OK(skel_set_plan(t_saxpy, p));
     memset(&c, 0, sizeof c);
@@ -312,7 +302,7 @@ SKEL_TEST(cuda_out_of_memory_leaves_containers_valid)
     float a = 2, before;
     skel_call c;
     need_gpu();
-    x = fvec(n, 1); y = fvec(n, 2); r = fvec(n, 3);
+    x = st_fvec(n, 1); y = st_fvec(n, 2); r = st_fvec(n, 3);
     before = ((const float *)skel_read(r))[5];
     p = cuda_plan(0, 0, 0);
     ST_OK(skel_set_plan(t_saxpy, p));
@@ -336,7 +326,7 @@ SKEL_TEST(cuda_compile_error_on_the_gpu_path)
     skel_vec *a, *o;
     skel_plan *p;
     need_gpu();
-    a = fvec(100, 1); o = fvec(100, 0);
+    a = st_fvec(100, 1); o = st_fvec(100, 0);
     p = cuda_plan(0, 0, 0);
     ST_OK(skel_set_plan(t_bad, p));
     ST_EQ_INT(skel_map1(t_bad, o, a), SKEL_ECOMPILE);
@@ -361,7 +351,7 @@ SKEL_TEST(cuda_split_over_parts_matches_one_part)
         for (k = 0; k < sizeof sizes / sizeof *sizes; ++k) {
             size_t n = sizes[k];
             skel_plan *one = cuda_plan(0, 0, 1), *many = cuda_plan(256, 0, parts);
-            skel_vec *x = fvec(n, 1), *y = fvec(n, -1), *r1 = fvec(n, 0), *r2 = fvec(n, 0), *iv;
+            skel_vec *x = st_fvec(n, 1), *y = st_fvec(n, -1), *r1 = st_fvec(n, 0), *r2 = st_fvec(n, 0), *iv;
             float a = 3, s1, s2;
             int32_t f1, f2, *ip;
             const float *h1, *h2;
@@ -438,7 +428,7 @@ SKEL_TEST(cuda_tuning_candidates_all_run)
     need_gpu();
     nv = _skel_cuda_candidates_get(v, 16);
     ST_CHECK(nv >= 8);
-    x = fvec(n, 1);
+    x = st_fvec(n, 1);
     ST_OK(skel_set_plan(t_sum, NULL));
     {
         skel_plan *p = cuda_plan(0, 0, 0);

@@ -78,16 +78,6 @@ SKEL_MAP(c_bad, c_vla, float, 1)
 SKEL_FUNC(float, c_wide, (const float *a), return a[-20000] + a[20000];)
 SKEL_OVERLAP(c_wideov, c_wide, float, 20000)
 
-static skel_vec *fvec(size_t n, float scale)
-{
-    skel_vec *v = NULL;
-    float *p;
-    size_t i;
-    ST_OK(skel_vec_new(&v, SKEL_FLOAT, n));
-    p = (float *)skel_write(v);
-    for (i = 0; i < n; ++i) p[i] = scale * (float)((i * 37) % 101) * 0.01f;
-    return v;
-}
 
 /* ---- without a device: the kernel templates ----------------------------- */
 
@@ -126,7 +116,7 @@ SKEL_TEST(kernel_templates_refuse_tiles_beyond_local_memory)
 
 SKEL_TEST(kernel_plan_reduce_is_two_ordered_passes)
 {
-    skel_vec *v = fvec(1 << 20, 1), *m;
+    skel_vec *v = st_fvec(1 << 20, 1), *m;
     skel_call c;
     char desc[256];
     float r;
@@ -181,7 +171,7 @@ SKEL_TEST(opencl_program_cache_builds_once_and_rebuilds_corrupt_entries)
     FILE *f;
     need_cl();
     p = cl_plan(128);   /* a block size no other test uses: a program of its own */
-    v = fvec(5000, 1);
+    v = st_fvec(5000, 1);
     ST_OK(skel_set_plan(c_cache_sum, p));
     ST_OK(_skel_cl_cache_file(c_cache_sum, 128, path, sizeof path));
     if (!path[0]) ST_SKIP("the program cache is off (SKEL_CACHE_DIR=off or no usable directory)");
@@ -253,7 +243,7 @@ SKEL_TEST(opencl_compile_error_gives_ecompile_with_the_log)
     float before;
     need_cl();
     p = cl_plan(0);
-    a = fvec(100, 1);
+    a = st_fvec(100, 1);
     ST_OK(skel_vec_new_fill(&r, SKEL_FLOAT, 100, &(float){7}));
     ST_OK(skel_set_plan(c_bad, p));
     ST_EQ_INT(skel_map1(c_bad, r, a), SKEL_ECOMPILE);
@@ -282,8 +272,8 @@ SKEL_TEST(opencl_chain_of_calls_moves_data_once)
     skel_call c;
     need_cl();
     p = cl_plan(0);
-    x = fvec(n, 1);
-    y = fvec(n, 2);
+    x = st_fvec(n, 1);
+    y = st_fvec(n, 2);
     ST_OK(skel_vec_new(&z, SKEL_FLOAT, n));
     ST_OK(skel_vec_new(&w, SKEL_FLOAT, n));
     ST_OK(skel_vec_new(&o, SKEL_FLOAT, n));
@@ -410,7 +400,7 @@ SKEL_TEST(opencl_overlap_wider_than_local_memory_is_unsupported)
     skel_vec *a, *r;
     need_cl();
     p = cl_plan(0);
-    a = fvec(50000, 1);
+    a = st_fvec(50000, 1);
     ST_OK(skel_vec_new(&r, SKEL_FLOAT, 50000));
     ST_OK(skel_set_plan(c_wideov, p));
     ST_EQ_INT(skel_overlap(c_wideov, r, a, SKEL_EDGE_CONSTANT, NULL), SKEL_EUNSUPPORTED);
