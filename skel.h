@@ -146,13 +146,31 @@
          desc.prepare may change them or set the uniform per point), put
          where in_loc says.  Each of `reps` rounds times the first call on
          fresh data (plus the copy back when out_to_host) and a repeated
-         call on the same data; R = the least repeated time, F = the least
-         first time - R (interference from other processes only adds time).  Variants rank by T(r) = R*r + F, r = desc.repeats, so a
-         GPU that loses the single call (uploads) can win at r = 10.
+         call on the same data, each until its result is complete (a result
+         left on a GPU is waited for with a one-element copy: launches are
+         asynchronous); R = the least repeated time, F = the least first
+         time - R (interference from other processes only adds time).
+         Variants rank by T(r) = R*r + F, r = desc.repeats: the cost of r
+         calls on the same data that starts where in_loc says (default
+         r = 1: every call starts from there), so a GPU that loses the
+         single call (uploads) can win at r = 10.
+       - Warm-up and one-offs: before the budget's clock starts, every
+         variant runs once at the lower corner (thread pools start, GPU
+         kernels compile); that call is neither measured nor charged.  A
+         first call of a point's first round that takes over twice the
+         later ones plus 1 ms (a kernel compiled only for larger calls, a
+         first touch of memory) is left out of F (the least is taken), is
+         not charged to time_budget, and does not alone time the variant
+         out.
        - Lookup: descend to the leaf holding the point (clamped into the
          box); a closed leaf answers its winner, an open one the winner at
          the nearest corner in log space normalised per axis (per axis:
-         x^2 <= lo*hi takes the lower end).  About 10-20 ns at depth 10.
+         x^2 <= lo*hi takes the lower end); where other variants are within
+         `tolerance` of that winner there (a tie within the timing noise,
+         which one disturbed measurement decides), the tied variant with
+         the least sum over the leaf's corners of its time / the best's.
+         About 10-20 ns at depth 10 (open leaves' answers are computed
+         once, when the plan is made or loaded).
        - Bulk selection: calls with the same call.group (non-zero) run in
          the memory space the first call of the group chose, on the variant
          their own plan ranks best there; skel_group_reset forgets.
@@ -195,6 +213,13 @@
    CONFIGURATION MACROS (define before the implementation include)
        SKEL_MALLOC(n), SKEL_REALLOC(p, n), SKEL_FREE(p), SKEL_ASSERT(c),
        SKEL_NO_OPENMP (leave the omp backend out even with -fopenmp)
+       GPU kernel geometry (both GPU backends; the defaults were measured
+       on an H100, see bench/RESULTS_GPU.md):
+       SKEL_GPU_REDUCE_TILE  bytes a work-group stages per reduce step (16384)
+       SKEL_GPU_SCAN_TILE    bytes of one scan tile (16384)
+       SKEL_GPU_SHUFFLE      CUDA: warp shuffles in group reductions/scans (1)
+       SKEL_GPU_OV2_W        columns of a 2D MapOverlap tile (32)
+       SKEL_GPU_OV2_ITEMS    outputs per work-item, stacked vertically (16)
 
    VERSION 0.1.0
        next   the tuner: dispatch trees, plan files, bulk groups.
@@ -1840,10 +1865,10 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
        SKEL_GROUP(), SKEL_NGROUPS()   group id and count (skel_index)
        SKEL_ATOMIC_INC(p)   p: SKEL_GLOBAL skel_uint*; returns the old value
        SKEL_FENCE()         device-wide memory fence
+       SKEL_LOCAL_ATOMIC_MAX(p, v)  p: SKEL_LOCAL int*
        SKEL_HAS_SHUFFLE     1 when SKEL_SHFL_DOWN/SKEL_SHFL_UP(x, k) exist (CUDA
-                            with opts->shuffle; warps of 32), and with them
-                            SKEL_SHFL(x, lane), SKEL_BALLOT(p), SKEL_ANY(p),
-                            SKEL_HIBIT(mask) (the scan's warp-wide look-back)
+                            with opts->shuffle; warps of 32): group
+                            reductions and scans use them
    and the types int8_t .. uint64_t, skel_index (64-bit signed, like the
    host's), skel_uint (32-bit unsigned).  OpenCL also maps the C99 float
    math names (sqrtf, expf, fabsf, ...) to its overloaded built-ins.
@@ -1890,12 +1915,15 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
                       vector is one row) is cut into tiles of
                       geom.scan_tile elements; groups = rows * tiles per row
                       exactly.  state[0] is the tile counter and must equal
-                      `base` at launch; state[1 + t] is tile t's flag and
-                      must not hold (epoch << 2) | 1 or 2 from an earlier
-                      launch: zero them and pass base 0, epoch 1 (what the
-                      plan does), or keep counting (base += groups and
-                      ++epoch per launch, zeroing when epoch reaches 2^30).
-                      carries: 2 * groups elements (aggregates, prefixes).
+                      `base` at launch; the 64-bit word at state + 2 + 2t
+                      is tile t's status and must not hold (epoch << 2) | 1
+                      or 2 in its low half from an earlier launch: zero
+                      them and pass base 0, epoch 1 (what the plan does),
+                      or keep counting (base += groups and ++epoch per
+                      launch, zeroing when epoch reaches 2^30).  carries:
+                      2 * groups elements (aggregates, prefixes; used only
+                      by types wider than 4 bytes, whose values cannot
+                      share the status word).
                       out may equal in.  Tile ids come from the counter, so
                       a tile only waits for tiles that already run.
        MapOverlap 1D  (edge: 0 constant, 1 cyclic, 2 duplicate = skel_edge)
@@ -1918,6 +1946,22 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
    --------------------------------------------------------------------- */
 enum { _SKEL_DIALECT_CUDA = 1, _SKEL_DIALECT_OPENCL = 2 };
 static const char *_skel_kind_name(int kind);
+
+#ifndef SKEL_GPU_REDUCE_TILE
+#define SKEL_GPU_REDUCE_TILE 16384
+#endif
+#ifndef SKEL_GPU_SCAN_TILE
+#define SKEL_GPU_SCAN_TILE 16384
+#endif
+#ifndef SKEL_GPU_SHUFFLE         /* 0: CUDA group reductions and scans through shared memory */
+#define SKEL_GPU_SHUFFLE 1
+#endif
+#ifndef SKEL_GPU_OV2_W
+#define SKEL_GPU_OV2_W 32
+#endif
+#ifndef SKEL_GPU_OV2_ITEMS
+#define SKEL_GPU_OV2_ITEMS 16
+#endif
 
 /* What the generator may assume about the device.  Zero fields take the
    default; resolve with _skel_kernel_opts_defaults. */
@@ -1981,11 +2025,14 @@ static void _skel_kernel_geometry(const skel_skeleton *sk, const _skel_kernel_op
     _skel_kernel_opts_defaults(opts, &o);
     memset(g, 0, sizeof *g);
     g->block = o.block;
-    /* tiles of 16 KiB per group, whatever the block (the scan's look-back
-       walks 32 tiles a step, so its speed grows with the tile: 8 KiB tiles
-       scanned at half the rate on an H100) */
-    g->reduce_items = (int)(16384 / esz) / g->block;
-    g->scan_items = (int)(16384 / esz) / g->block;
+    /* tiles of a fixed byte size per group, whatever the block */
+    g->reduce_items = (int)(SKEL_GPU_REDUCE_TILE / esz) / g->block;
+    g->scan_items = (int)(SKEL_GPU_SCAN_TILE / esz) / g->block;
+    /* at most 16 items a work-item: a smaller block gets a smaller tile
+       rather than longer unrolled loops (registers; PoCL's compile time
+       grows steeply with them) */
+    if (g->reduce_items > 16) g->reduce_items = 16;
+    if (g->scan_items > 16) g->scan_items = 16;
     if (g->reduce_items < 2) g->reduce_items = 2;
     if (g->scan_items < 2) g->scan_items = 2;
     g->ov_items = 4;
@@ -1994,8 +2041,9 @@ static void _skel_kernel_geometry(const skel_skeleton *sk, const _skel_kernel_op
     g->ov_tile = g->block * g->ov_items;
     g->ovc_w = 32;
     g->ovc_h = 64;
-    g->ov2_w = 32;                      /* a warp's worth of columns ... */
-    g->ov2_h = g->block / 32 * 8;       /* ... and 8 rows per work-item */
+    g->ov2_w = SKEL_GPU_OV2_W;          /* a warp's worth of columns ... */
+    if (g->ov2_w > g->block) g->ov2_w = g->block;
+    g->ov2_h = g->block / g->ov2_w * SKEL_GPU_OV2_ITEMS;    /* ... and rows per work-item */
 }
 
 /* ---- the preludes ---- */
@@ -2015,11 +2063,8 @@ static const char _skel_prelude_cuda[] =
     "#define SKEL_FENCE() __threadfence()\n"
     "#define SKEL_SHFL_DOWN(x, k) __shfl_down_sync(0xffffffffu, (x), (k))\n"
     "#define SKEL_SHFL_UP(x, k) __shfl_up_sync(0xffffffffu, (x), (k))\n"
-    "#define SKEL_SHFL(x, lane) __shfl_sync(0xffffffffu, (x), (lane))\n"
     "#define SKEL_UNROLL _Pragma(\"unroll\")\n"
-    "#define SKEL_BALLOT(p) __ballot_sync(0xffffffffu, (p))\n"
-    "#define SKEL_ANY(p) __any_sync(0xffffffffu, (p))\n"
-    "#define SKEL_HIBIT(m) (31 - __clz((int)(m)))\n"
+    "#define SKEL_LOCAL_ATOMIC_MAX(p, v) atomicMax((p), (v))\n"
     "typedef signed char int8_t; typedef unsigned char uint8_t;\n"
     "typedef short int16_t; typedef unsigned short uint16_t;\n"
     "typedef int int32_t; typedef unsigned int uint32_t;\n"
@@ -2031,7 +2076,11 @@ static const char _skel_prelude_opencl[] =
     "#define SKEL_HAS_SHUFFLE 0\n"
     "#define SKEL_KERNEL __kernel\n"
     "#define SKEL_DEVICE static inline\n"
+    "#if defined(cl_nv_pragma_unroll)\n"
+    "#define SKEL_UNROLL _Pragma(\"unroll\")\n"
+    "#else\n"
     "#define SKEL_UNROLL\n"
+    "#endif\n"
     "#define SKEL_GLOBAL __global\n"
     "#define SKEL_CONSTANT_PTR __constant\n"
     "#define SKEL_LOCAL __local\n"
@@ -2041,6 +2090,7 @@ static const char _skel_prelude_opencl[] =
     "#define SKEL_GROUP() ((skel_index)get_group_id(0))\n"
     "#define SKEL_NGROUPS() ((skel_index)get_num_groups(0))\n"
     "#define SKEL_ATOMIC_INC(p) atomic_inc(p)\n"
+    "#define SKEL_LOCAL_ATOMIC_MAX(p, v) atomic_max((p), (v))\n"
     /* mem_fence orders only as seen from the work-group on NVIDIA's OpenCL;
        the look-back scan needs a device-wide fence (PTX membar.gl) there */
     "#if defined(cl_nv_pragma_unroll) || defined(__NV_CL_C_VERSION)\n"
@@ -2260,6 +2310,46 @@ static const char _skel_tpl_reduce_matrix[] =
    Partial results are always combined as earlier (+) later. */
 static const char _skel_tpl_scan[] =
     "#define SKEL_STILE (SKEL_BLOCK * SKEL_SITEMS)\n"
+    "/* A tile's status word: low 32 bits (epoch << 2) | 1 (A) or 2 (P); types\n"
+    "   of up to 4 bytes keep the value in the high half (one load, no fence),\n"
+    "   wider ones in carries[t] (A) / carries[ntiles + t] (P), fenced. */\n"
+    "#if SKEL_SCAN_PACKED\n"
+    "typedef union { skel_to v; skel_uint u; } skel_pack_t;\n"
+    "#endif\n"
+    "SKEL_DEVICE void skel_publish(SKEL_GLOBAL volatile uint64_t *st, SKEL_GLOBAL volatile skel_to *vc, skel_index t,\n"
+    "                              skel_index ntiles, skel_uint epoch, skel_uint flag, skel_to v)\n"
+    "{\n"
+    "#if SKEL_SCAN_PACKED\n"
+    "    skel_pack_t p;\n"
+    "    p.u = 0;\n"
+    "    p.v = v;\n"
+    "    (void)vc; (void)ntiles;\n"
+    "    st[t] = ((uint64_t)p.u << 32) | ((epoch << 2) | flag);\n"
+    "#else\n"
+    "    vc[flag == 2u ? ntiles + t : t] = v;\n"
+    "    SKEL_FENCE();\n"
+    "    st[t] = (epoch << 2) | flag;\n"
+    "#endif\n"
+    "}\n"
+    "/* waits for tile t's status; its value in *q; returns 1 for a P */\n"
+    "SKEL_DEVICE int skel_wait(SKEL_GLOBAL volatile uint64_t *st, SKEL_GLOBAL volatile skel_to *vc, skel_index t,\n"
+    "                          skel_index ntiles, skel_uint epoch, skel_to *q)\n"
+    "{\n"
+    "    uint64_t w;\n"
+    "    do { w = st[t]; } while (((skel_uint)w >> 2) != epoch);\n"
+    "#if SKEL_SCAN_PACKED\n"
+    "    {\n"
+    "        skel_pack_t p;\n"
+    "        p.u = (skel_uint)(w >> 32);\n"
+    "        *q = p.v;\n"
+    "        (void)vc; (void)ntiles;\n"
+    "    }\n"
+    "#else\n"
+    "    SKEL_FENCE();\n"
+    "    *q = vc[((skel_uint)w & 3u) == 2u ? ntiles + t : t];\n"
+    "#endif\n"
+    "    return ((skel_uint)w & 3u) == 2u;\n"
+    "}\n"
     "SKEL_KERNEL void skel_scan(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *in, skel_index rows,\n"
     "                           skel_index cols, SKEL_GLOBAL skel_uint *state, SKEL_GLOBAL skel_to *carries,\n"
     "                           skel_uint base, skel_uint epoch, int exclusive, skel_to init)\n"
@@ -2267,8 +2357,9 @@ static const char _skel_tpl_scan[] =
     "    SKEL_LOCAL skel_to s[SKEL_PAD(SKEL_STILE - 1) + 1];\n"
     "    SKEL_LOCAL skel_to r[SKEL_BLOCK];\n"
     "    SKEL_LOCAL skel_to carry_s[1];\n"
+    "    SKEL_LOCAL skel_to w_s[SKEL_BLOCK];\n"
     "    SKEL_LOCAL skel_uint tile_s[1];\n"
-    "    SKEL_LOCAL int have_s[1];\n"
+    "    SKEL_LOCAL int have_s[1], top_s[1];\n"
     "    int lid = SKEL_LID(), valid, b, cnt, k, hc;\n"
     "    skel_index tpr = (cols + SKEL_STILE - 1) / SKEL_STILE, ntiles = rows * tpr, tile, row, seg, lo, left;\n"
     "    skel_to v[SKEL_SITEMS], x, p, agg, c;\n"
@@ -2294,77 +2385,45 @@ static const char _skel_tpl_scan[] =
 /* (C99 caps a string literal at 4095 characters: the kernel continues in
    the next two strings, which the generator appends in order.) */
 static const char _skel_tpl_scan_lookback[] =
-    "#if SKEL_HAS_SHUFFLE\n"
-    "    /* warp-wide look-back: 32 predecessors' flags per step, the window\n"
-    "       above the nearest inclusive prefix folded in order by shuffles */\n"
-    "    if (lid < 32) {\n"
-    "        SKEL_GLOBAL volatile skel_uint *flag = state + 1;\n"
-    "        SKEL_GLOBAL volatile skel_to *vc = carries;\n"
-    "        skel_to pre = init, q = init;\n"
-    "        int have = exclusive != 0;\n"
-    "        if (seg > 0) {\n"
-    "            skel_index j = tile - 1, first = row * tpr;\n"
-    "            if (lid == 0) { vc[tile] = agg; SKEL_FENCE(); flag[tile] = (epoch << 2) | 1u; }\n"
-    "            have = 0;\n"
-    "            for (;;) {\n"
-    "                skel_index t = j - 31 + lid;\n"
-    "                skel_uint f;\n"
-    "                unsigned pm;\n"
-    "                int top, off;\n"
-    "                /* tiles of earlier rows count as ready aggregates: the row's\n"
-    "                   first tile always publishes a prefix, so they are never used */\n"
-    "                do { f = t >= first ? flag[t] : ((epoch << 2) | 1u); } while (SKEL_ANY((f >> 2) != epoch));\n"
-    "                SKEL_FENCE();\n"
-    "                pm = SKEL_BALLOT((f & 3u) == 2u);\n"
-    "                top = pm ? SKEL_HIBIT(pm) : 0;\n"
-    "                if (t >= first) q = (f & 3u) == 2u ? vc[ntiles + t] : vc[t];\n"
-    "                for (off = 1; off < 32; off <<= 1) {\n"
-    "                    skel_to y = SKEL_SHFL_DOWN(q, off);\n"
-    "                    if (lid + off < 32) q = SKEL_OP(q, y);\n"
-    "                }\n"
-    "                q = SKEL_SHFL(q, top);\n"
-    "                pre = have ? SKEL_OP(q, pre) : q;\n"
-    "                have = 1;\n"
-    "                if (pm) break;\n"
-    "                j -= 32;\n"
-    "            }\n"
-    "        }\n"
-    "        if (lid == 0) {\n"
-    "            vc[ntiles + tile] = have ? SKEL_OP(pre, agg) : agg;\n"
-    "            SKEL_FENCE();\n"
-    "            flag[tile] = (epoch << 2) | 2u;\n"
-    "            carry_s[0] = pre;\n"
-    "            have_s[0] = have;\n"
-    "        }\n"
-    "    }\n"
-    "#else\n"
-    "    if (lid == 0) {\n"
-    "        SKEL_GLOBAL volatile skel_uint *flag = state + 1;\n"
-    "        SKEL_GLOBAL volatile skel_to *vc = carries;\n"
+    "    /* decoupled look-back, SKEL_BLOCK predecessors a step: each work-item\n"
+    "       watches one earlier tile's status word (A: aggregate published, P:\n"
+    "       inclusive prefix), the group folds in order the window from the\n"
+    "       nearest P up, and walks one window further back if it holds none.\n"
+    "       Tiles of earlier rows are never folded: a row's first tile always\n"
+    "       publishes a P, which ends the walk. */\n"
+    "    {\n"
+    "        SKEL_GLOBAL volatile uint64_t *st = (SKEL_GLOBAL volatile uint64_t *)(state + 2);\n"
     "        skel_to pre = init;\n"
     "        int have = exclusive != 0;\n"
     "        if (seg > 0) {\n"
-    "            skel_index j = tile - 1;\n"
-    "            vc[tile] = agg;\n"
-    "            SKEL_FENCE();\n"
-    "            flag[tile] = (epoch << 2) | 1u;\n"
+    "            skel_index j = tile - 1, first = row * tpr;\n"
+    "            if (lid == 0) skel_publish(st, carries, tile, ntiles, epoch, 1u, agg);\n"
     "            have = 0;\n"
     "            for (;;) {\n"
-    "                skel_uint f;\n"
-    "                do { f = flag[j]; } while ((f >> 2) != epoch);\n"
-    "                SKEL_FENCE();\n"
-    "                if ((f & 3u) == 2u) { skel_to q = vc[ntiles + j]; pre = have ? SKEL_OP(q, pre) : q; have = 1; break; }\n"
-    "                { skel_to q = vc[j]; pre = have ? SKEL_OP(q, pre) : q; have = 1; }\n"
-    "                --j;\n"
+    "                skel_index t = j - (SKEL_BLOCK - 1) + lid;\n"
+    "                int isp = 0, top, found;\n"
+    "                skel_to q = agg;\n"
+    "                if (t >= first) isp = skel_wait(st, carries, t, ntiles, epoch, &q);\n"
+    "                if (lid == 0) top_s[0] = -1;\n"
+    "                SKEL_BARRIER();\n"
+    "                if (isp) SKEL_LOCAL_ATOMIC_MAX(top_s, lid);\n"
+    "                SKEL_BARRIER();\n"
+    "                found = top_s[0] >= 0;\n"
+    "                top = found ? top_s[0] : 0;\n"
+    "                if (lid >= top) w_s[lid - top] = q;\n"
+    "                SKEL_BARRIER();\n"
+    "                q = skel_group_reduce(w_s[lid < SKEL_BLOCK - top ? lid : 0], SKEL_BLOCK - top, r);\n"
+    "                if (lid == 0) { pre = have ? SKEL_OP(q, pre) : q; have = 1; }\n"
+    "                if (found) break;\n"
+    "                j -= SKEL_BLOCK;\n"
     "            }\n"
     "        }\n"
-    "        vc[ntiles + tile] = have ? SKEL_OP(pre, agg) : agg;\n"
-    "        SKEL_FENCE();\n"
-    "        flag[tile] = (epoch << 2) | 2u;\n"
-    "        carry_s[0] = pre;\n"
-    "        have_s[0] = have;\n"
-    "    }\n"
-    "#endif\n";
+    "        if (lid == 0) {\n"
+    "            skel_publish(st, carries, tile, ntiles, epoch, 2u, have ? SKEL_OP(pre, agg) : agg);\n"
+    "            carry_s[0] = pre;\n"
+    "            have_s[0] = have;\n"
+    "        }\n"
+    "    }\n";
 static const char _skel_tpl_scan_tail[] =
     "    SKEL_BARRIER();\n"
     "    hc = have_s[0] || lid > 0;\n"
@@ -2587,7 +2646,7 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
     case SKEL_KIND_REDUCE: case SKEL_KIND_MAPREDUCE:
         need = (size_t)(g.reduce_tile + g.reduce_tile / 32 + g.block) * esz; break;
     case SKEL_KIND_SCAN:
-        need = (size_t)(g.scan_tile + g.scan_tile / 32 + g.block + 2) * esz; break;
+        need = (size_t)(g.scan_tile + g.scan_tile / 32 + 2 * g.block + 2) * esz + 16; break;
     case SKEL_KIND_OVERLAP: {
         size_t rowsz = (size_t)(g.ov_tile + 2 * sk->dr), colsz = (size_t)g.ovc_w * (size_t)(g.ovc_h + 2 * sk->dr + 1);
         need = (rowsz > colsz ? rowsz : colsz) * esz;
@@ -2637,7 +2696,9 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
     }
     if (sk->red_name) _skel_sbuf_printf(&b, "#define SKEL_OP(a, b) %s(a, b)\n", sk->red_name);
     if (sk->kind == SKEL_KIND_REDUCE || sk->kind == SKEL_KIND_MAPREDUCE) _skel_sbuf_str(&b, "#define SKEL_WANT_REDUCE 1\n");
-    if (sk->kind == SKEL_KIND_SCAN) _skel_sbuf_str(&b, "#define SKEL_WANT_SCAN 1\n");
+    if (sk->kind == SKEL_KIND_SCAN)
+        _skel_sbuf_printf(&b, "#define SKEL_WANT_SCAN 1\n#define SKEL_WANT_REDUCE 1\n#define SKEL_SCAN_PACKED %d\n",
+                          esz <= 4);
     if (sk->kind == SKEL_KIND_OVERLAP || sk->kind == SKEL_KIND_OVERLAP2D) _skel_sbuf_str(&b, "#define SKEL_WANT_EDGE 1\n");
     _skel_sbuf_str(&b, _skel_tpl_common);
     switch (sk->kind) {
@@ -2810,7 +2871,7 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
     case SKEL_KIND_SCAN: {
         size_t tiles = R * _skel_cdiv(C, (size_t)g.scan_tile);
         if (!n) return SKEL_OK;
-        p->scratch[0] = p->zero[0] = (1 + tiles) * sizeof(uint32_t);
+        p->scratch[0] = p->zero[0] = (1 + tiles) * sizeof(uint64_t);   /* counter, status words */
         p->scratch[1] = 2 * tiles * esz;
         s = _skel_kstep_new(p, "skel_scan", tiles);
         _skel_karg_buf(s, _SKEL_BUF_OUT);
@@ -3190,6 +3251,8 @@ typedef struct _skel_pnode {
     int corner[4];              /* corner k is at hi in dimension d iff bit d of k */
     int winner;                 /* a closed leaf's variant, else -1 */
     int depth, closed;
+    int part[4];                /* open leaf: the variant for the part nearest corner k
+                                   (_skel_open_pick; set by _skel_tree_index, not stored) */
 } _skel_pnode;
 
 /* times[] codes below 0 */
@@ -3220,6 +3283,7 @@ typedef struct _skel_tree {
     /* 1-D: the tree flattened to sorted ranges (lookups binary-search them) */
     uint64_t *rstart;
     int *rvar, nreg;
+    int parts;                  /* nodes[].part are set */
 } _skel_tree;
 
 struct skel_plan {
@@ -3289,10 +3353,55 @@ static double _skel_tree_dist(const _skel_tree *t, const uint64_t *x, int p)
     return s;
 }
 
+/* Is variant v allowed in memory space `space` (-1: any)? */
+static int _skel_in_space(const _skel_tree *t, int v, int space)
+{
+    return space < 0 || (t->vars[v].index >= 0 && _skel_backends[t->vars[v].index].space == space);
+}
+
+/* Sum over the corners of open leaf nd of v's time / the best's there
+   (a variant that did not run at a corner counts 10). */
+static double _skel_leaf_score(const _skel_tree *t, const _skel_pnode *nd, int v, int space)
+{
+    double sc = 0, tv, tb;
+    int c, b;
+    for (c = 0; c < 1 << t->conf.dims; ++c) {
+        b = space < 0 ? t->points[nd->corner[c]].winner : _skel_tree_best(t, nd->corner[c], space);
+        if (b < 0) continue;
+        tv = _skel_tree_time(t, nd->corner[c], v);
+        tb = _skel_tree_time(t, nd->corner[c], b);
+        sc += tv < 0 ? 10 : tb > 0 ? tv / tb : 1;
+    }
+    return sc;
+}
+
+/* The variant for the part of open leaf nd nearest its corner k: the
+   winner there, unless other variants are within `tolerance` of it at
+   that corner - a tie within the timing noise, where one disturbed
+   measurement picks the winner - and then the tied variant that does best
+   over all the leaf's corners.  -1: none ran at that corner. */
+static int _skel_open_pick(const _skel_tree *t, const _skel_pnode *nd, int k, int space)
+{
+    int p = nd->corner[k], w, v, best;
+    double tw, bs, sc, tv;
+    w = space < 0 ? t->points[p].winner : _skel_tree_best(t, p, space);
+    if (w < 0 || t->conf.tolerance <= 0) return w;
+    tw = _skel_tree_time(t, p, w);
+    best = w;
+    bs = -1;
+    for (v = 0; v < t->nvar; ++v) {
+        tv = _skel_tree_time(t, p, v);
+        if (v == w || tv < 0 || tv > tw * (1 + t->conf.tolerance) || !_skel_in_space(t, v, space)) continue;
+        if (bs < 0) bs = _skel_leaf_score(t, nd, w, space);
+        if ((sc = _skel_leaf_score(t, nd, v, space)) < bs) { best = v; bs = sc; }
+    }
+    return best;
+}
+
 /* The variant for x: a closed leaf's winner, else the winner at the nearest
-   corner of the leaf.  In log space normalised per axis the distance is a
-   sum over axes, so the nearest corner takes, per axis, the end x is
-   nearer to: x^2 <= lo*hi picks lo.  That needs no logarithm.  space >= 0
+   corner of the leaf (ties broken by _skel_open_pick).  In log space
+   normalised per axis the distance is a sum over axes, so the nearest
+   corner takes, per axis, the end x is nearer to: x^2 <= lo*hi picks lo.  That needs no logarithm.  space >= 0
    restricts the choice to variants in that memory space.  -1: none. */
 static int _skel_tree_pick(const _skel_tree *t, const size_t *point, int space)
 {
@@ -3309,7 +3418,7 @@ static int _skel_tree_pick(const _skel_tree *t, const size_t *point, int space)
         return nd->winner;
     for (d = 0; d < t->conf.dims; ++d)
         if ((double)x[d] * (double)x[d] > (double)nd->lo[d] * (double)nd->hi[d]) k |= 1 << d;
-    v = space < 0 ? t->points[nd->corner[k]].winner : _skel_tree_best(t, nd->corner[k], space);
+    v = space < 0 && t->parts ? nd->part[k] : _skel_open_pick(t, nd, k, space);
     if (v >= 0) return v;
     /* that corner has no usable winner: the nearest corner that has one */
     for (i = 0; i < 1 << t->conf.dims; ++i) {
@@ -4098,6 +4207,7 @@ typedef struct _skel_tuner {
     _skel_tree *t;
     double *pcost;              /* seconds spent measuring each point */
     double start, vclock;       /* vclock: modelled seconds (cost model) */
+    double one_off;             /* seconds of one-off first calls (JIT compiles): not budget */
     int progress;               /* 0 none, 1 a terminal line, 2 log lines */
     double last_progress;
     int cur_node;               /* breadth-first position, for progress */
@@ -4108,7 +4218,7 @@ typedef struct _skel_tuner {
 
 static double _skel_tune_elapsed(const _skel_tuner *T)
 {
-    return T->d->cost ? T->vclock : _skel_now() - T->start;
+    return T->d->cost ? T->vclock : _skel_now() - T->start - T->one_off;
 }
 
 static void _skel_tune_defaults(const skel_tune_desc *d, _skel_tconf *c)
@@ -4355,10 +4465,43 @@ static int _skel_run_variant(skel_skeleton *sk, const skel_call *c, const _skel_
     return b->run(b, v, sk, c, sh);
 }
 
+/* Wait until the call that wrote out has finished.  GPU launches return
+   before the kernel ends (CUDA's default stream, OpenCL's in-order queue):
+   a Map whose result stays on the device would otherwise be timed as its
+   launch only.  A blocking copy of one element waits for every earlier
+   launch in that queue (a few microseconds); host results need nothing. */
+static int _skel_tune_sync(skel_vec *out)
+{
+    unsigned char tmp[16];
+    int s;
+    if (!out || (out->valid & 1u) || !out->n || out->esz > sizeof tmp) return SKEL_OK;
+    for (s = 1; s < _skel_nspaces; ++s)
+        if ((out->valid & (1u << s)) && out->dev[s])
+            return _skel_spaces[s].download(_skel_spaces[s].ctx, tmp, out->dev[s], out->esz);
+    return SKEL_OK;
+}
+
+/* A first call of the first repetition that took over twice the slowest
+   later first call plus 1 ms did something once (compiled or loaded a
+   kernel, first-touched memory): the taking of the least first call keeps
+   it out of F, and the excess is kept out of the time budget too, so that
+   a GPU's JIT compiles do not eat the tuning time.  (Every variant's
+   kernels are usually compiled by the warm-up before the budget starts;
+   this catches those compiled later, e.g. for multi-GPU splits.) */
+static void _skel_measure_one_off(_skel_tuner *T, const double *first, int done)
+{
+    double later = 0;
+    int k;
+    for (k = 1; k < done; ++k)
+        if (first[k] > later) later = first[k];
+    if (done >= 2 && first[0] > 2 * later + 1e-3) T->one_off += first[0] - later;
+}
+
 /* Measure variant pv on s: each repetition times the first call on fresh
    data (with the copy back if the result must reach the host) and then a
-   repeated call on the same data (batched when it is short).  R is the
-   least repeated time, F what the least first call costs on top of it. */
+   repeated call on the same data (batched when it is short), each until
+   its result is complete (_skel_tune_sync).  R is the least repeated time,
+   F what the least first call costs on top of it. */
 static int _skel_measure(_skel_tuner *T, _skel_synth *s, const _skel_pvar *pv, double *R, double *F)
 {
     const _skel_tconf *c = &T->t->conf;
@@ -4373,10 +4516,13 @@ static int _skel_measure(_skel_tuner *T, _skel_synth *s, const _skel_pvar *pv, d
         t0 = _skel_now();
         if (_skel_run_variant(T->sk, &s->call, &s->sh, &v) != SKEL_OK) return _SKEL_T_FAILED;
         if (c->out_to_host && s->out && !skel_read(s->out)) return _SKEL_T_FAILED;
+        if (_skel_tune_sync(s->out) != SKEL_OK) return _SKEL_T_FAILED;
         f = _skel_now() - t0;
-        if (f > c->timeout) return _SKEL_T_TIMEOUT;
+        /* the very first call may have compiled a kernel: it alone does not time out */
+        if (f > c->timeout && (k > 0 || c->reps == 1)) return _SKEL_T_TIMEOUT;
         t0 = _skel_now();
-        if (_skel_run_variant(T->sk, &s->call, &s->sh, &v) != SKEL_OK) return _SKEL_T_FAILED;
+        if (_skel_run_variant(T->sk, &s->call, &s->sh, &v) != SKEL_OK || _skel_tune_sync(s->out) != SKEL_OK)
+            return _SKEL_T_FAILED;
         q = _skel_now() - t0;
         if (q > c->timeout) return _SKEL_T_TIMEOUT;
         if (q < 20e-6) {            /* below the clock's comfort: average a batch */
@@ -4386,15 +4532,18 @@ static int _skel_measure(_skel_tuner *T, _skel_synth *s, const _skel_pvar *pv, d
             t0 = _skel_now();
             for (i = 0; i < batch; ++i)
                 if (_skel_run_variant(T->sk, &s->call, &s->sh, &v) != SKEL_OK) return _SKEL_T_FAILED;
+            if (_skel_tune_sync(s->out) != SKEL_OK) return _SKEL_T_FAILED;
             q = (_skel_now() - t0) / batch;
         }
         first[k] = f;
         rep[k] = q;
         done = k + 1;
         /* long measurements need fewer repetitions: stop after 0.2 s (two
-           repetitions at least, unless one call took 0.3 s) */
-        if (_skel_now() - spent > 0.2 && (done >= 2 || f + q > 0.3)) break;
+           repetitions at least, unless the repeated call itself took 0.3 s:
+           a long first call may be a one-off) */
+        if (_skel_now() - spent > 0.2 && (done >= 2 || q > 0.3)) break;
     }
+    _skel_measure_one_off(T, first, done);
     /* the least of each: interference from other processes only adds time */
     *R = *F = 1e300;
     for (k = 0; k < done; ++k) {
@@ -4768,8 +4917,7 @@ int skel_tune(const skel_tune_desc *d, skel_plan **plan)
     for (i = 0; i < _skel_nbackends; ++i)
         if (_skel_backends[i].is_gpu) { T.dev_space = _skel_backends[i].space; break; }
     if (!d->quiet && (isatty(2) || _skel_env_int("SKEL_VERBOSE", 0) > 0)) T.progress = isatty(2) ? 1 : 2;
-    T.start = _skel_now();
-    if (!d->cost) {     /* warm up: thread pools, kernel compilation; not measured */
+    if (!d->cost) {     /* warm up: thread pools, kernel compilation; neither measured nor budget */
         _skel_synth s;
         if ((rc = _skel_synth_make(&T, t->conf.lower, &s)) != SKEL_OK) { _skel_tree_free(t); return rc; }
         for (i = 0; i < t->nvar; ++i) {
@@ -4782,6 +4930,7 @@ int skel_tune(const skel_tune_desc *d, skel_plan **plan)
         }
         _skel_synth_free(&s);
     }
+    T.start = _skel_now();
     rc = _skel_tune_build(&T);
     SKEL_FREE(T.pcost);
     if (rc != SKEL_OK) { _skel_tree_free(t); return rc; }
@@ -4880,6 +5029,13 @@ static int _skel_tree_index(_skel_tree *t)
     t->rstart = NULL;
     t->rvar = NULL;
     t->nreg = 0;
+    for (i = 0; i < t->nnodes; ++i) {       /* open leaves' answers, once */
+        int k;
+        for (k = 0; k < 4; ++k)
+            t->nodes[i].part[k] = k < 1 << t->conf.dims && t->nodes[i].first_child < 0 && !t->nodes[i].closed
+                                ? _skel_open_pick(t, &t->nodes[i], k, -1) : -1;
+    }
+    t->parts = 1;
     if (t->conf.dims != 1) return SKEL_OK;
     n = _skel_regions(t, NULL);
     rg = (_skel_region *)SKEL_MALLOC((size_t)(n ? n : 1) * sizeof *rg);

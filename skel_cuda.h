@@ -894,7 +894,7 @@ static void _skel_cuda_opts(const skel_cuda_device_info *i, int block, _skel_ker
     memset(o, 0, sizeof *o);
     o->block = block > 0 ? block : 256;
     if (i && o->block > i->max_threads_per_block) o->block = i->max_threads_per_block;
-    o->shuffle = 1;
+    o->shuffle = SKEL_GPU_SHUFFLE;
     o->compute_units = i ? i->sms : 132;
     /* statically sized __shared__ arrays: 48 KiB whatever the opt-in limit */
     o->local_mem = i && i->shared_per_block > 0 && i->shared_per_block < 49152 ? (size_t)i->shared_per_block : 49152;

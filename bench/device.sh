@@ -5,8 +5,10 @@
 # then the benchmarks against CUB and hand-written kernels.  Logs go to
 # $OUT (or ./device-out); a short summary is printed last.
 #
-#   bash bench/device.sh [tests|bench|quick]
+#   bash bench/device.sh [tests|final|bench|quick]
 #       tests: build, the suite cold and warm, under memcheck, on OpenCL
+#       final: the same with memcheck on the scan/overlap2d/reduce tests only,
+#              plus the suite on PoCL (this machine's CPU) in parallel
 #       bench: build, the benchmarks 2^20..2^28     quick: tests + small benchmark
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -62,15 +64,27 @@ run_tests() {   # label, log, command...
     grep -E 'FAIL|skel cuda:' "$log" | head -8 | tee -a "$SUM"
 }
 
-if [ "$MODE" = final ]; then   # after kernel changes: the suite once more, memcheck on the changed kernels
+if [ "$MODE" = final ]; then   # after kernel changes: every test run the issues ask for, PoCL in parallel
+    # PoCL (the CPU OpenCL platform of this machine) runs the suite alongside
+    mkdir -p /tmp/icd-all && cp /etc/OpenCL/vendors/*.icd /tmp/icd-all/ 2>/dev/null
+    ( OCL_ICD_VENDORS=/tmp/icd-all SKEL_OPENCL_DEVICE="Portable Computing Language" SKEL_REQUIRE=opencl \
+      SKEL_CACHE_DIR=/tmp/skel-cache-pocl timeout 540 build/skel_tests >"$OUT/test_pocl.log" 2>&1; echo "rc $?" >>"$OUT/test_pocl.log" ) &
+    pocl_pid=$!
     export SKEL_CUDA_STATS=1
     run_tests "tests SKEL_REQUIRE=cuda (cold cache)" "$OUT/test1.log" env SKEL_REQUIRE=cuda build/skel_tests
-    run_tests "scan + overlap2d tests under compute-sanitizer memcheck" "$OUT/memcheck.log" \
-        sh -c 'for f in scan overlap2d; do compute-sanitizer --tool memcheck --error-exitcode 3 env SKEL_REQUIRE=cuda SKEL_CUDA_TEST_WARM=1 build/skel_tests $f || exit 3; done'
-    grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -2 | tee -a "$SUM"
+    run_tests "tests SKEL_REQUIRE=cuda (warm cache; the cache test skipped)" "$OUT/test2.log" \
+        env SKEL_REQUIRE=cuda SKEL_CUDA_TEST_WARM=1 build/skel_tests
+    run_tests "scan, overlap2d and reduce tests under compute-sanitizer memcheck" "$OUT/memcheck.log" \
+        sh -c 'for f in scan overlap2d reduce; do compute-sanitizer --tool memcheck --error-exitcode 3 env SKEL_REQUIRE=cuda SKEL_CUDA_TEST_WARM=1 build/skel_tests $f || exit 3; done'
+    grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -3 | tee -a "$SUM"
     unset SKEL_CUDA_STATS
-    for f in "$OUT"/test*.log "$OUT"/memcheck.log; do [ -f "$f" ] && tail -c 4000000 "$f" > "$f.tmp" && mv "$f.tmp" "$f"; done
-    rm -f "$OUT/build.log"   # keep to 8 files
+    run_tests "tests SKEL_REQUIRE=opencl (NVIDIA OpenCL)" "$OUT/test_cl.log" env SKEL_REQUIRE=opencl build/skel_tests
+    wait $pocl_pid
+    note "tests SKEL_REQUIRE=opencl on PoCL (SKEL_OPENCL_DEVICE=\"Portable Computing Language\"): $(grep -E '^[0-9]+ passed' "$OUT/test_pocl.log" | tail -1) ($(tail -1 "$OUT/test_pocl.log"))"
+    grep -E 'FAIL' "$OUT/test_pocl.log" | head -5 | tee -a "$SUM"
+    for f in "$OUT"/test*.log "$OUT"/memcheck.log; do [ -f "$f" ] && tail -c 2000000 "$f" > "$f.tmp" && mv "$f.tmp" "$f"; done
+    rm -f "$OUT/build.log"
+    echo; echo "==== summary"; cat "$SUM"; exit 0
 fi
 if [ "$MODE" != bench ] && [ "$MODE" != final ]; then
 export SKEL_CUDA_STATS=1

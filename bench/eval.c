@@ -6,7 +6,8 @@
    the application with the tuned plans and with every variant forced on
    all its calls.  Per application it reports:
        accuracy   mean over the sizes of best variant time / tuned time
-                  (the best variant at that size, measured in the same run)
+                  (the best variant at that size, measured in the same run,
+                  paired by round: see Timing)
        worst      the smallest of those ratios, and its size
        explored   distinct training points / integer points of the range
                   (2-D: of the box), summed over the application's instances
@@ -15,14 +16,28 @@
    Then it times plan lookups, and runs the SPH-like chain of seed 000
    listing 3 tuned per call and with bulk selection (call.group).
 
-   Timing at a size: one warm-up call of every configuration, then rounds
-   in which each configuration runs once in turn (so drift hits all of
-   them), until 7 rounds or 0.3 s; the median is reported.  Before each
-   timed call the operands are flushed to the host (skel_flush), as the
-   tuning assumed (inputs on the host, r = 1): GPU variants pay uploads.
+   Timing at a size: one untimed call of every configuration, then rounds
+   in which each configuration (in a fresh random order each round, so
+   drift and what one configuration leaves behind hit all of them) takes
+   one sample, at least 7 rounds and until 0.3 s (63 at most); the median
+   sample is reported and plotted, and best / tuned is the least over the
+   variants of the median of the per-round ratios (time_confs says why).  A sample (time_sample) is: one untimed call of the
+   same configuration, then the operands placed where the tuning assumed
+   them (untimed), then r calls in a row on the same data, timed until the
+   last result is complete, divided by r.  So the evaluation times what
+   the tuner ranks by, T(r)/r = R + F/r (skel.h TUNER):
+       default      r = 1, inputs on the host before each call
+                    (skel_flush: a GPU variant pays its uploads every call)
+       --r R        tune with desc.repeats = R, time bursts of R calls
+                    (a GPU variant pays its uploads once per R calls)
+       --on-device  tune with in_loc = SKEL_ON_DEVICE, and put the inputs
+                    only in the first GPU's memory before each burst
+                    (host variants pay the download)
 
-   Usage: bench_eval [--quick] [--cpu] [--budget S] [--only NAME] [--svg-dir DIR] [--linear] [--help]
-       --cpu      tune over seq and omp (1, 2, 4, .. threads) only
+   Usage: bench_eval [--quick] [--cpu] [--budget S] [--r R] [--on-device]
+                     [--only NAME] [--svg-dir DIR] [--linear] [--help]
+       --cpu      tune over seq, omp (1, 2, 4, .. threads) and an OpenCL
+                  device that is this CPU (PoCL) only
        --quick    5 sizes per application, 3 s tuning budget (a smoke run)
        --budget   tuning budget per instance in seconds (default 15)
        --only     run only the application NAME (e.g. dot) */
@@ -102,15 +117,28 @@ static void fill(skel_vec *v, uint64_t seed)
     }
 }
 
-/* Data on the host, as the tuning assumed (r = 1, inputs on the host): a GPU
-   variant pays its uploads on every timed call.  No-op on CPU backends. */
-static void flush_operands(void)
+/* How the evaluation calls the applications (and tunes them): r calls in
+   a row on the same data (--r), inputs on the host before the first of
+   them or only in the first GPU's memory (--on-device). */
+static int REPEATS = 1, ON_DEVICE, DEV_SPACE = -1;
+
+/* Operands where the tuning assumed them before a timed burst of r calls,
+   as the tuner's synthetic calls start (_skel_synth_reset): every input on
+   the host with no device copy (a GPU variant pays its uploads), or with
+   --on-device only on the GPU (a host variant pays the download); the
+   output on the host.  Untimed. */
+static void place_operands(void)
 {
-    skel_vec *v[5];
+    skel_vec *in[4];
     int i;
-    v[0] = X; v[1] = Y; v[2] = Z; v[3] = IX; v[4] = IY;
-    for (i = 0; i < 5; ++i)
-        if (v[i]) skel_flush(v[i]);
+    in[0] = X; in[1] = Y; in[2] = IX; in[3] = IY;
+    if (Z) skel_flush(Z);
+    for (i = 0; i < 4; ++i) {
+        if (!in[i]) continue;
+        skel_flush(in[i]);
+        if (ON_DEVICE && DEV_SPACE > 0 && _skel_acquire(in[i], DEV_SPACE, _SKEL_READ))
+            in[i]->valid = 1u << DEV_SPACE;
+    }
 }
 
 static void free_operands(void)
@@ -249,26 +277,79 @@ static void use_conf(const app *a, const conf *c)
     for (i = 0; i < a->nsk; ++i) skel_set_plan(a->sk[i], c->plan[i]);
 }
 
-/* median time of every configuration at the current operands */
-static int time_confs(const app *a, conf *cs, int nc, double *med)
+/* One sample of configuration c: seconds per call over bursts of r calls.
+   The configuration first runs once untimed, so that what the previous
+   one left behind is not charged to it: at n < 100 sleeping OpenMP
+   threads and output lines in the other core's cache cost a few hundred
+   ns, as much as the call; at n ~ 1e7 a call right after PoCL's took 40%
+   longer.  The tuner's measurements start the same way (each variant
+   right after its own previous call).  Bursts shorter than 20 us are
+   repeated (operands placed anew, untimed, before each) and their times
+   summed: one clock read resolves ~10 ns here, a tenth of a call at
+   n = 16, and a sum averages that rounding out where a median of single
+   reads keeps it. */
+static double time_sample(const app *a, const conf *c, double last)
 {
-    double s[MAXCONF][9], start;
-    int rounds = 0, i;
+    double t0, sum = 0, burst = last * REPEATS;
+    int k, b, m = burst > 0 && burst < 20e-6 ? (int)(20e-6 / burst) + 1 : 1;
+    if (m > 64) m = 64;
+    use_conf(a, c);
+    a->run();
+    for (b = 0; b < m; ++b) {
+        place_operands();
+        t0 = bench_now();
+        for (k = 0; k < REPEATS; ++k) a->run();
+        _skel_tune_sync(Z);             /* a GPU Map has finished, as the tuner waits */
+        sum += bench_now() - t0;
+    }
+    return sum / m / REPEATS;
+}
+
+/* Median time per call of every configuration at the current operands,
+   and *ratio = best / tuned as the least over the variants of the median
+   per-round ratio (variant's sample / tuned sample of the same round).
+   Rounds: each configuration takes one sample, in a fresh random order; at
+   least 7 and until 0.3 s, at most MAXROUNDS.  The ratio is paired by
+   round because the samples of one round lie within a fraction of a
+   millisecond: when another process slows this one down for a while
+   (other people's builds and test runs come and go on a 2-vCPU VM and
+   share its caches, memory bandwidth and scheduler), every configuration
+   of that round is slowed alike, where medians taken apart can each
+   catch a different phase.  With
+   configuration 0 the tuned one. */
+#define MAXROUNDS 63
+static int time_confs(const app *a, conf *cs, int nc, double *med, double *ratio)
+{
+    double s[MAXCONF][MAXROUNDS], last[MAXCONF], start;
+    int rounds = 0, i, j, ord[MAXCONF];
+    static uint64_t rng = 0x9E3779B97F4A7C15ULL;
     for (i = 0; i < nc; ++i) {
         use_conf(a, &cs[i]);
+        start = bench_now();
         if (a->run() != SKEL_OK) { fprintf(stderr, "%s: %s\n", a->name, skel_last_error()); return -1; }
+        _skel_tune_sync(Z);
+        last[i] = bench_now() - start;
+        ord[i] = i;
     }
     start = bench_now();
-    while (rounds < 7 && (rounds < 3 || bench_now() - start < 0.3)) {
-        for (i = 0; i < nc; ++i) {
-            double t0;
-            use_conf(a, &cs[i]);
-            flush_operands();
-            t0 = bench_now();
-            a->run();
-            s[i][rounds] = bench_now() - t0;
+    while (rounds < MAXROUNDS && (rounds < 7 || bench_now() - start < 0.3)) {
+        for (i = nc - 1; i > 0; --i) {  /* Fisher-Yates */
+            int t;
+            rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
+            j = (int)(rng % (uint64_t)(i + 1));
+            t = ord[i]; ord[i] = ord[j]; ord[j] = t;
+        }
+        for (j = 0; j < nc; ++j) {
+            i = ord[j];
+            last[i] = s[i][rounds] = time_sample(a, &cs[i], last[i]);
         }
         rounds++;
+    }
+    *ratio = 1e30;
+    for (i = 1; i < nc; ++i) {
+        double q[MAXROUNDS], m;
+        for (j = 0; j < rounds; ++j) q[j] = s[i][j] / s[0][j];
+        if ((m = bench_median(q, rounds)) < *ratio) *ratio = m;
     }
     for (i = 0; i < nc; ++i) med[i] = bench_median(s[i], rounds);
     return 0;
@@ -345,6 +426,23 @@ typedef struct result {
 static skel_variant CPU_VARIANTS[16];
 static int NCPU_VARIANTS;
 
+/* --cpu keeps an OpenCL device that is the host CPU (PoCL), with the
+   block-size candidates the backend lists for the tuner. */
+static void add_cpu_opencl(void)
+{
+    skel_cl_device_info info;
+    int sel = skel_cl_device_selected(), b, m, k;
+    memset(&info, 0, sizeof info);
+    if (sel < 0 || skel_cl_device_get(sel, &info) != SKEL_OK || !info.is_cpu) return;
+    for (b = 0; b < _skel_nbackends; ++b) {
+        const _skel_backend *be = &_skel_backends[b];
+        if (strcmp(be->name, "opencl") != 0 || !be->candidates) continue;
+        m = be->candidates(be, CPU_VARIANTS + NCPU_VARIANTS, 16 - NCPU_VARIANTS);
+        for (k = 0; k < m; ++k) CPU_VARIANTS[NCPU_VARIANTS + k].backend = "opencl";
+        NCPU_VARIANTS += m > 0 ? m : 0;
+    }
+}
+
 static int eval_app(app *a, double budget, int nsizes, const char *svgdir, int split, result *res)
 {
     skel_plan *tuned[3];
@@ -375,6 +473,8 @@ static int eval_app(app *a, double budget, int nsizes, const char *svgdir, int s
         d.split = split;
         d.variants = NCPU_VARIANTS ? CPU_VARIANTS : NULL;
         d.nvariants = NCPU_VARIANTS;
+        d.repeats = REPEATS;                    /* rank by what time_sample times */
+        for (k = 0; k < SKEL_MAX_IN; ++k) d.in_loc[k] = ON_DEVICE ? SKEL_ON_DEVICE : SKEL_ON_HOST;
         if (a->sk[i] == nbody) d.prepare = nbody_prepare;
         if (skel_tune(&d, &tuned[i]) != SKEL_OK) { fprintf(stderr, "tune %s: %s\n", id, skel_last_error()); return -1; }
         skel_plan_stats_get(tuned[i], &st);
@@ -412,18 +512,23 @@ static int eval_app(app *a, double budget, int nsizes, const char *svgdir, int s
     }
     qsort(sz, (size_t)nsizes, sizeof sz[0], cmp_size);
     for (k = 0; k < nsizes; ++k) {
-        double best = 1e30, ratio;
+        double ratio;
         N = sz[k];
         a->setup(N);
-        if (time_confs(a, cs, nc, t[k]) != 0) return -1;
+        if (time_confs(a, cs, nc, t[k], &ratio) != 0) return -1;
         free_operands();
-        for (i = 1; i < nc; ++i) if (t[k][i] < best) best = t[k][i];
         if (getenv("EVAL_DUMP")) {
-            printf("n=%zu:", N);
+            size_t pt[2];
+            skel_variant pv;
+            char lab[32] = "?";
+            pt[0] = a->dims == 2 ? 3 * N : N;
+            pt[1] = N;
+            if (skel_plan_lookup_point(tuned[0], pt, a->dims, &pv) == SKEL_OK)
+                snprintf(lab, sizeof lab, "%s/%d/%d", pv.backend, pv.threads, pv.block);
+            printf("n=%zu (plan: %s):", N, lab);
             for (i = 0; i < nc; ++i) printf(" %s %.3g", cs[i].label, t[k][i]);
-            printf("\n");
+            printf("  ratio %.3f\n", ratio);
         }
-        ratio = best / t[k][0];
         sum += ratio;
         if (ratio < res->worst) { res->worst = ratio; res->worst_n = N; }
     }
@@ -615,15 +720,25 @@ int main(int argc, char **argv)
                     CPU_VARIANTS[NCPU_VARIANTS++] = (skel_variant){ .backend = "omp", .threads = th };
                 CPU_VARIANTS[NCPU_VARIANTS++] = (skel_variant){ .backend = "omp", .threads = cores };
             }
+            add_cpu_opencl();
         }
+        else if (strcmp(argv[i], "--r") == 0 && i + 1 < argc) REPEATS = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 1;
+        else if (strcmp(argv[i], "--on-device") == 0) ON_DEVICE = 1;
         else {
-            printf("usage: bench_eval [--quick] [--budget S] [--only NAME] [--svg-dir DIR] [--linear]\n"
-                   "  --linear  also tune dot with linear (arithmetic-middle) splits\n");
+            printf("usage: bench_eval [--quick] [--cpu] [--budget S] [--r R] [--on-device] [--only NAME]\n"
+                   "                  [--svg-dir DIR] [--linear]\n"
+                   "  --r R        tune for and time R calls in a row on the same data (default 1)\n"
+                   "  --on-device  inputs start in the first GPU's memory (tuning and timing)\n"
+                   "  --linear     also tune dot with linear (arithmetic-middle) splits\n");
             return strcmp(argv[i], "--help") == 0 ? 0 : 2;
         }
     }
+    for (i = 0; i < skel_backend_count(); ++i)
+        if (_skel_backends[i].is_gpu) { DEV_SPACE = _skel_backends[i].space; break; }
     printf("skel tuner evaluation (seed 000 Figure 3 method): %d random sizes per application, "
-           "tuning budget %g s per instance%s\n\n", nsizes, budget, quick ? " (quick)" : "");
+           "tuning budget %g s per instance%s; r = %d, inputs on the %s%s\n\n", nsizes, budget,
+           quick ? " (quick)" : "", REPEATS, ON_DEVICE ? "device" : "host",
+           ON_DEVICE && DEV_SPACE < 0 ? " (no GPU: host)" : "");
     printf("backends:");
     for (i = 0; i < skel_backend_count(); ++i) printf(" %s", skel_backend_name(i));
     printf("\n\n| application | range | accuracy | worst point | explored | points | tuning s |\n"

@@ -45,7 +45,22 @@ static const char *wbase[W_COUNT][3] = { { NULL, "hand_saxpy", NULL }, { "cub_re
                                          { NULL, "hand_ov1d", NULL }, { NULL, "hand_conv2d", NULL } };
 static const int wbytes[W_COUNT] = { 12, 4, 8, 8, 8, 8 };   /* bytes per element moved */
 
+static const char *wkey[W_COUNT] = { "map", "reduce", "dot", "scan", "ov1d", "conv2d" };
+static const char *only;        /* --only: comma-separated keys of wkey */
+static int wanted(int w)
+{
+    const char *p = only;
+    size_t k = strlen(wkey[w]);
+    while (p && *p) {
+        if (strncmp(p, wkey[w], k) == 0 && (p[k] == ',' || p[k] == 0)) return 1;
+        p = strchr(p, ',');
+        if (p) ++p;
+    }
+    return !only;
+}
+
 static const char *backend = "cuda";
+static int block;               /* --block: work-items per group (0: the backend's default) */
 static int use_events;
 
 /* ---- baselines file: "name n ms" lines ---- */
@@ -91,6 +106,7 @@ static void use_plan(void)
     skel_variant v;
     memset(&v, 0, sizeof v);
     v.backend = backend;
+    v.block = block;
     if (plan) {
         skel_set_plan(saxpy, NULL); skel_set_plan(sum, NULL); skel_set_plan(dot, NULL); skel_set_plan(psum, NULL);
         skel_set_plan(ov1d, NULL); skel_set_plan(conv5, NULL); skel_set_plan(inc, NULL);
@@ -200,7 +216,7 @@ static void jit(void)
 int main(int argc, char **argv)
 {
     const char *basefile = NULL;
-    int lo = 20, hi = 28, i, w, lg, jit_only = 0;
+    int lo = 20, hi = 28, i, w, lg, jit_only = 0, device_only = 0;
     const char *compare = NULL;
     for (i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--base") == 0 && i + 1 < argc) basefile = argv[++i];
@@ -209,7 +225,14 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) backend = argv[++i];
         else if (strcmp(argv[i], "--jit") == 0) jit_only = 1;
         else if (strcmp(argv[i], "--compare") == 0 && i + 1 < argc) compare = argv[++i];
-        else { fprintf(stderr, "usage: %s [--base file] [--lo 20] [--hi 28] [--backend cuda|opencl] [--jit]\n", argv[0]); return 2; }
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
+        else if (strcmp(argv[i], "--device-only") == 0) device_only = 1;
+        else if (strcmp(argv[i], "--block") == 0 && i + 1 < argc) block = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: %s [--base file] [--lo 20] [--hi 28] [--backend cuda|opencl] [--jit]\n"
+                            "       [--compare opencl] [--only map,reduce,dot,scan,ov1d,conv2d] [--device-only] [--block N]\n", argv[0]);
+            return 2;
+        }
     }
     if (!skel_backend_available(backend)) {
         printf("bench_gpu: backend %s is not available here; nothing to measure\n", backend);
@@ -232,7 +255,7 @@ int main(int argc, char **argv)
                 printf("# %s: %s\n", skel_backend_name(i), _skel_backends[i].info);
         printf("%-20s %6s %10s %10s %12s\n", "workload", "log2n", backend, compare, "throughput ratio");
         for (w = 0; w < W_COUNT; ++w)
-            for (lg = lo; lg <= hi; lg += 2) {
+            for (lg = lo; lg <= hi && wanted(w); lg += 2) {
                 const char *base_backend = backend;
                 double a, b;
                 make_data(1L << lg);
@@ -261,7 +284,7 @@ int main(int argc, char **argv)
     printf("## vsCUB+h: against CUB plus copying its scalar result to the host, which skel's Reduce does\n");
     printf("%-20s %6s %10s %9s %8s %8s %8s %8s\n", "workload", "log2n", "ms", "GB/s", "%copy", "vsCUB", "vsCUB+h", "vsHand");
     for (w = 0; w < W_COUNT; ++w)
-        for (lg = lo; lg <= hi; lg += 2) {
+        for (lg = lo; lg <= hi && wanted(w); lg += 2) {
             long n = 1L << lg;
             double ms, gbs, copy, cub, hand, cubh;
             make_data(n);
@@ -279,6 +302,7 @@ int main(int argc, char **argv)
             free_data();
         }
 
+    if (device_only) return 0;
     printf("\n## host-resident data (each call uploads inputs, downloads the result; GB/s over the bytes moved;\n"
            "##   %%h2d = that rate / measured pageable host-to-device bandwidth)\n");
     printf("%-20s %6s %10s %9s %8s\n", "workload", "log2n", "ms", "GB/s", "%h2d");

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "skel.h"
 #include "skel_test.h"
@@ -219,6 +220,35 @@ SKEL_TEST(tuner_depth_node_and_time_limits_hold)
     skel_plan_free(p);
 }
 
+/* A: 10 us a call; B: 1 us a call plus 50 us once per data (a GPU's
+   upload).  T(r) = R*r + F: A wins for r < 5.6, B from r = 6 on. */
+static double once_cost(const skel_variant *v, const size_t *pt, double *once, void *user)
+{
+    (void)pt; (void)user;
+    if (v->backend[0] == 'A') return 10e-6;
+    *once = 50e-6;
+    return 1e-6;
+}
+
+SKEL_TEST(tuner_ranks_by_r_calls_plus_once)
+{
+    static const int r[] = { 0, 1, 5, 6, 10 };
+    static const char want[] = { 'A', 'A', 'A', 'B', 'B' };    /* 0: the default, r = 1 */
+    model m = model_abc();
+    skel_tune_desc d = cost_desc("repeats", &m, 2);
+    skel_plan *p;
+    int i;
+    d.cost = once_cost;
+    for (i = 0; i < 5; ++i) {
+        d.repeats = r[i];
+        ST_OK(skel_tune(&d, &p));
+        ST_EQ_INT(lookup1(p, 10), want[i]);
+        ST_EQ_INT(lookup1(p, 123456), want[i]);
+        ST_EQ_INT(lookup1(p, 50000000), want[i]);
+        skel_plan_free(p);
+    }
+}
+
 SKEL_TEST(tuner_open_leaf_answers_nearest_corner)
 {
     model m = model_abc();
@@ -245,6 +275,43 @@ static double corner_cost(const skel_variant *v, const size_t *pt, double *once,
     double a = log10((double)pt[0]) / 4, b = log10((double)pt[1]) / 4;
     (void)once; (void)user;
     return 1e-3 * (1 + fabs(a - (k & 1)) + fabs(b - ((k >> 1) & 1)));
+}
+
+/* At n = 10 A beats B by `user` (a share); at the upper end B is twice as fast. */
+static double tie_cost(const skel_variant *v, const size_t *pt, double *once, void *user)
+{
+    double lead = *(const double *)user;
+    (void)once;
+    if (pt[0] <= 10) return v->backend[0] == 'A' ? 1e-3 : 1e-3 * (1 + lead);
+    return v->backend[0] == 'A' ? 2e-3 : 1e-3;
+}
+
+SKEL_TEST(tuner_open_leaf_breaks_corner_ties_by_the_other_corners)
+{
+    model m = model_abc();
+    skel_tune_desc d = cost_desc("ties", &m, 2);
+    skel_plan *p;
+    double lead;
+    d.cost = tie_cost;
+    d.user = &lead;
+    d.upper[0] = 1000000;
+    d.max_nodes = 1;                        /* the root only: an open leaf */
+    d.tolerance = 0.03;
+    lead = 0.02;                            /* a tie at n = 10: B, better over the leaf */
+    ST_OK(skel_tune(&d, &p));
+    ST_EQ_INT(lookup1(p, 11), 'B');
+    ST_EQ_INT(lookup1(p, 999999), 'B');
+    skel_plan_free(p);
+    lead = 0.10;                            /* A clearly wins at n = 10: nearest corner */
+    ST_OK(skel_tune(&d, &p));
+    ST_EQ_INT(lookup1(p, 11), 'A');
+    ST_EQ_INT(lookup1(p, 999999), 'B');
+    skel_plan_free(p);
+    lead = 0.02;
+    d.tolerance = -1;                       /* strict: no ties, the nearest corner */
+    ST_OK(skel_tune(&d, &p));
+    ST_EQ_INT(lookup1(p, 11), 'A');
+    skel_plan_free(p);
 }
 
 SKEL_TEST(tuner_2d_open_leaf_answers_nearest_corner)
@@ -636,6 +703,76 @@ SKEL_TEST(tuner_tunes_real_calls_on_cpu_backends)
         skel_free(a); skel_free(b); skel_free(r);
     }
     skel_set_plan(tt_vadd, NULL);
+    skel_plan_free(p);
+}
+
+/* A user function that stalls like a JIT backend compiling: 0.3 s on its
+   first call, and again on its first call with more than 1000 elements
+   (a kernel needed only for large calls).  CPU only: the GPU backends
+   never see it, the tests below force seq. */
+static int tt_stalls_left[2];
+static void tt_stall(skel_index i)
+{
+    int k = i >= 1000;
+    struct timespec a, b;
+    if (!tt_stalls_left[k]) return;
+    tt_stalls_left[k] = 0;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    do clock_gettime(CLOCK_MONOTONIC, &b);
+    while ((double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec) < 0.3);
+}
+SKEL_FUNC(float, tt_jit_f, (skel_index i, float a), tt_stall(i); return a + 1.0f;)
+SKEL_MAP_EX(tt_jit, tt_jit_f, float, float, 1, SKEL_INDEX, SKEL_NO_UNIFORM)
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+SKEL_TEST(tuner_keeps_one_off_first_calls_out_of_budget_and_timeouts)
+{
+    static const skel_variant seq = { .backend = "seq" };
+    skel_tune_desc d;
+    skel_plan *p;
+    skel_plan_stats st;
+    double t0, wall;
+    char path[600];
+    size_t len;
+    unsigned char *text;
+    memset(&d, 0, sizeof d);
+    d.id = "test-jit";
+    d.sk = tt_jit;
+    d.lower[0] = 10;
+    d.upper[0] = 100000;
+    d.variants = &seq;
+    d.nvariants = 1;
+    d.time_budget = 0.2;
+    d.timeout = 0.2;                        /* shorter than a stall */
+    d.nofile = 1;
+    d.quiet = 1;
+    tt_stalls_left[0] = tt_stalls_left[1] = 1;
+    t0 = wall_now();
+    ST_OK(skel_tune(&d, &p));
+    wall = wall_now() - t0;
+    ST_EQ_INT(tt_stalls_left[0] + tt_stalls_left[1], 0);
+    ST_OK(skel_plan_stats_get(p, &st));
+    /* the warm-up's stall and the one at the first large point are not budget */
+    ST_CHECK(wall - st.tune_seconds > 0.5);
+    ST_CHECK(st.tune_seconds < 0.5);
+    ST_CHECK(st.points >= 3);
+    /* nor did the large point's stall time the variant out there (and above) */
+    snprintf(path, sizeof path, "%s/jit.txt", test_dir());
+    ST_OK(skel_plan_dump(p, SKEL_DUMP_TEXT, path));
+    text = read_all(path, &len);
+    ST_CHECK(text != NULL);
+    if (text) {
+        text[len] = 0;
+        ST_CHECK(strstr((char *)text, "  seq timeout") == NULL);
+        free(text);
+    }
+    skel_set_plan(tt_jit, NULL);
     skel_plan_free(p);
 }
 

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# bench/explore.sh - A/B runs of the GPU kernel geometry on the GPU machine.
+# Builds bench/gpu.c once per setting of the SKEL_GPU_* configuration
+# macros (skel.h, CONFIGURATION MACROS) and runs the device-resident table
+# of the workloads they touch, against CUB and the copy bandwidth of the
+# same run.  With bench/old/skel*.h present (earlier headers, not
+# committed) that version runs too, as the "before" column.  Logs: $OUT.
+#
+#   bash bench/explore.sh [lo hi]        (default 22 28)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/device-out}
+LO=${1:-22}; HI=${2:-28}
+mkdir -p "$OUT" build
+export PATH=/usr/local/cuda/bin:$PATH
+export SKEL_CACHE_DIR=/tmp/skel-cache-explore
+mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
+export OCL_ICD_VENDORS=/tmp/icd
+LOG="$OUT/explore.txt"
+: > "$LOG"
+say() { echo "$*" | tee -a "$LOG"; }
+say "== $(date -u '+%Y-%m-%d %H:%M UTC') $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
+
+CF="-O2 -g -O3 -march=native -std=c99 -Wall -Wextra -fopenmp"
+nvcc -O3 -arch=sm_90 -std=c++17 -o build/gpu_base bench/gpu_base.cu >"$OUT/nvcc.log" 2>&1 || say "gpu_base build FAILED"
+build/gpu_base "$LO" "$HI" >"$OUT/base.txt" 2>&1 || say "gpu_base FAILED"
+variants=("default:" "noshuffle:-DSKEL_GPU_SHUFFLE=0" "scan32k_noshuffle:-DSKEL_GPU_SHUFFLE=0 -DSKEL_GPU_SCAN_TILE=32768"
+          "ov2_i8:-DSKEL_GPU_OV2_ITEMS=8")
+pids=()
+for v in "${variants[@]}"; do
+    name=${v%%:*}; defs=${v#*:}
+    cc $CF $defs -I. bench/gpu.c -o "build/bench_gpu_$name" -ldl -lpthread -lm >>"$OUT/build.log" 2>&1 &
+    pids+=($!)
+done
+if [ -f bench/old/skel.h ]; then
+    mkdir -p build/old && cp bench/old/skel.h bench/old/skel_cuda.h bench/old/skel_cl.h build/old/
+    cc $CF -Ibuild/old -I. bench/gpu.c -o build/bench_gpu_before -ldl -lpthread -lm >>"$OUT/build.log" 2>&1 &
+    pids+=($!)
+fi
+make build/skel_tests >>"$OUT/build.log" 2>&1 || say "skel_tests build FAILED"
+for p in "${pids[@]}"; do wait "$p"; done
+
+# correctness first: the changed kernels on both GPU backends
+for t in cuda:scan cuda:overlap2d cuda:reduce; do
+    b=${t%%:*}; f=${t#*:}
+    SKEL_REQUIRE=$b timeout 200 build/skel_tests "$f" >>"$OUT/tests.log" 2>&1
+    say "tests $f (SKEL_REQUIRE=$b, rc $?): $(tail -1 "$OUT/tests.log")"
+done
+
+run_variant() {   # name workloads [bench_gpu options]
+    local bin="build/bench_gpu_$1" w=$2
+    shift 2
+    [ -x "$bin" ] || { say "($bin: not built)"; return; }
+    say ""
+    say "#### $(basename "$bin") $*"
+    "$bin" --base "$OUT/base.txt" --lo "$LO" --hi "$HI" --only "$w" --device-only "$@" 2>&1 | grep -vE '^#|^$' | tee -a "$LOG"
+}
+run_variant before scan,conv2d,reduce,dot
+run_variant default scan,conv2d,reduce,dot
+run_variant noshuffle scan,reduce,dot
+run_variant default scan --block 128
+run_variant noshuffle scan --block 128
+run_variant scan32k_noshuffle scan
+run_variant default conv2d --block 512
+run_variant ov2_i8 conv2d
+say ""
+say "#### OpenCL (NVIDIA) vs CUDA, default"
+build/bench_gpu_default --compare opencl --lo 24 --hi "$HI" --only scan,conv2d 2>&1 | grep -vE '^$' | tee -a "$LOG"
+grep -E '^(copy_d2d|cub_reduce|cub_scan) ' "$OUT/base.txt" | tee -a "$LOG"
