@@ -150,7 +150,9 @@
          left on a GPU is waited for with a one-element copy: launches are
          asynchronous); R = the least repeated time, F = the least first
          time - R (interference from other processes only adds time).
-         Variants rank by T(r) = R*r + F, r = desc.repeats: the cost of r
+         A variant whose repetition costs over twice the best T(r) measured
+         so far at that point cannot win there and gets no further
+         repetitions.  Variants rank by T(r) = R*r + F, r = desc.repeats: the cost of r
          calls on the same data that starts where in_loc says (default
          r = 1: every call starts from there), so a GPU that loses the
          single call (uploads) can win at r = 10.
@@ -4502,7 +4504,7 @@ static void _skel_measure_one_off(_skel_tuner *T, const double *first, int done)
    repeated call on the same data (batched when it is short), each until
    its result is complete (_skel_tune_sync).  R is the least repeated time,
    F what the least first call costs on top of it. */
-static int _skel_measure(_skel_tuner *T, _skel_synth *s, const _skel_pvar *pv, double *R, double *F)
+static int _skel_measure(_skel_tuner *T, _skel_synth *s, const _skel_pvar *pv, double best, double *R, double *F)
 {
     const _skel_tconf *c = &T->t->conf;
     _skel_variant v;
@@ -4538,6 +4540,10 @@ static int _skel_measure(_skel_tuner *T, _skel_synth *s, const _skel_pvar *pv, d
         first[k] = f;
         rep[k] = q;
         done = k + 1;
+        /* a variant twice as dear as the best so far at this point cannot
+           win here: one repetition tells enough (on a machine with many
+           variants this is most of the time at a dear corner) */
+        if (q * c->repeats + (f > q ? f - q : 0) > 2 * best) break;
         /* long measurements need fewer repetitions: stop after 0.2 s (two
            repetitions at least, unless the repeated call itself took 0.3 s:
            a long first call may be a one-off) */
@@ -4602,7 +4608,7 @@ static int _skel_tune_point(_skel_tuner *T, const uint64_t *x)
     _skel_tree *t = T->t;
     _skel_synth s;
     int p, v, d, rc, made = 0;
-    double t0 = _skel_tune_elapsed(T);
+    double t0 = _skel_tune_elapsed(T), best = 1e300;   /* least T(r) measured here so far */
     for (p = 0; p < t->npoints; ++p) {
         for (d = 0; d < t->conf.dims && t->points[p].x[d] == x[d]; ++d) {}
         if (d == t->conf.dims) return p;
@@ -4648,11 +4654,13 @@ static int _skel_tune_point(_skel_tuner *T, const uint64_t *x)
                 if ((rc = _skel_synth_make(T, x, &s)) != SKEL_OK) return rc;
                 made = 1;
             }
-            rc = _skel_measure(T, &s, pv, &R, &F);
+            rc = _skel_measure(T, &s, pv, best, &R, &F);
         }
         t->measurements++;
-        if (rc == SKEL_OK) { rf[0] = R; rf[1] = F; }
-        else rf[0] = rc;
+        if (rc != SKEL_OK) { rf[0] = rc; continue; }
+        rf[0] = R;
+        rf[1] = F;
+        if (R * t->conf.repeats + F < best) best = R * t->conf.repeats + F;
     }
     if (made) _skel_synth_free(&s);
     t->points[p].winner = -1;

@@ -108,7 +108,7 @@ fi
 if [ "$MODE" = tests ]; then echo; echo "==== summary"; cat "$SUM"; exit 0; fi
 
 # benchmarks
-nvcc -O3 -arch=sm_90 -std=c++17 -o build/gpu_base bench/gpu_base.cu >"$OUT/nvcc.log" 2>&1 || note "gpu_base build FAILED"
+mkdir -p build && nvcc -O3 -arch=sm_90 -std=c++17 -o build/gpu_base bench/gpu_base.cu >"$OUT/nvcc.log" 2>&1 || note "gpu_base build FAILED"
 make build/bench_gpu >>"$OUT/build.log" 2>&1 || make build/bench_gpu CFLAGS=-Wno-error >>"$OUT/build.log" 2>&1 \
     || make build/bench_gpu CFLAGS="-Wno-error -DBENCH_NO_OPENCL" >>"$OUT/build.log" 2>&1 || note "bench_gpu build FAILED"
 if [ "$MODE" = quick ]; then LO=20; HI=24; else LO=20; HI=28; fi
