@@ -152,10 +152,10 @@
          time - R (interference from other processes only adds time).
          A variant whose repetition costs over twice the best T(r) measured
          so far at that point cannot win there and gets no further
-         repetitions.  Variants rank by T(r) = R*r + F, r = desc.repeats: the cost of r
-         calls on the same data that starts where in_loc says (default
-         r = 1: every call starts from there), so a GPU that loses the
-         single call (uploads) can win at r = 10.
+         repetitions.  Variants rank by T(r) = R*r + F, r = desc.repeats:
+         the cost of r calls on the same data that starts where in_loc
+         says (default r = 1: every call starts from there), so a GPU that
+         loses the single call (uploads) can win at r = 10.
        - Warm-up and one-offs: before the budget's clock starts, every
          variant runs once at the lower corner (thread pools start, GPU
          kernels compile); that call is neither measured nor charged.  A

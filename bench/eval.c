@@ -556,17 +556,31 @@ static double model_cost(const skel_variant *v, const size_t *pt, double *once, 
     return base[k] + slope[k] * (double)pt[0];
 }
 
+/* ns per skel_plan_lookup_point over m random sizes of 10 .. 2e7 */
+static double time_lookups(skel_plan *p, int m, uint64_t *rng)
+{
+    skel_variant v;
+    size_t pt[2] = { 0, 1 };
+    double t0 = bench_now();
+    int i, acc = 0;
+    memset(&v, 0, sizeof v);
+    for (i = 0; i < m; ++i) {
+        *rng ^= *rng << 13; *rng ^= *rng >> 7; *rng ^= *rng << 17;
+        pt[0] = 10 + (size_t)(*rng % 20000000);
+        skel_plan_lookup_point(p, pt, 1, &v);
+        acc += v.threads;
+    }
+    if (acc == -1) printf(" ");     /* keeps the loop from being optimised away */
+    return 1e9 * (bench_now() - t0) / m;
+}
+
 static void lookup_cost(double budget)
 {
     skel_plan *p;
     skel_plan_stats st;
     skel_tune_desc d;
-    skel_variant v;
-    size_t pt[2];
     uint64_t rng = 99;
-    double t0, t1;
-    int i, m = 2000000, acc = 0;
-    memset(&v, 0, sizeof v);
+    int m = 2000000;
     memset(&d, 0, sizeof d);
     d.id = "eval-lookup";
     d.cost = model_cost;
@@ -581,31 +595,16 @@ static void lookup_cost(double budget)
     d.quiet = 1;
     if (skel_tune(&d, &p) != SKEL_OK) return;
     skel_plan_stats_get(p, &st);
-    t0 = bench_now();
-    for (i = 0; i < m; ++i) {
-        rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
-        pt[0] = 10 + (size_t)(rng % 20000000);
-        skel_plan_lookup_point(p, pt, 1, &v);
-        acc += v.threads;
-    }
-    t1 = bench_now();
-    printf("\nplan lookup (skel_plan_lookup_point, %d-node tree of depth %d, random sizes): %.1f ns per lookup%s\n",
-           st.nodes, st.depth, 1e9 * (t1 - t0) / m, acc == -1 ? " " : "");
+    printf("\nplan lookup (skel_plan_lookup_point, %d-node tree of depth %d, random sizes): %.1f ns per lookup\n",
+           st.nodes, st.depth, time_lookups(p, m, &rng));
     {   /* the same tree walked node by node (2-D plans and bulk groups do this) */
         _skel_tree *t = p->tree;
         int nreg = t->nreg;
+        double ns;
         t->nreg = 0;
-        t0 = bench_now();
-        for (i = 0; i < m; ++i) {
-            rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
-            pt[0] = 10 + (size_t)(rng % 20000000);
-            skel_plan_lookup_point(p, pt, 1, &v);
-            acc += v.threads;
-        }
-        t1 = bench_now();
+        ns = time_lookups(p, m, &rng);
         t->nreg = nreg;
-        printf("tree walk instead of the flattened ranges: %.1f ns per lookup%s\n", 1e9 * (t1 - t0) / m,
-               acc == -1 ? " " : "");
+        printf("tree walk instead of the flattened ranges: %.1f ns per lookup\n", ns);
     }
     skel_plan_free(p);
 }
