@@ -217,8 +217,10 @@
        SKEL_NO_OPENMP (leave the omp backend out even with -fopenmp)
        GPU kernel geometry (both GPU backends; the defaults were measured
        on an H100, see bench/RESULTS_GPU.md):
-       SKEL_GPU_REDUCE_TILE  bytes a work-group stages per reduce step (16384)
-       SKEL_GPU_SCAN_TILE    bytes of one scan tile (16384)
+       SKEL_GPU_MAP_ITEMS    elements per Map work-item, loaded before storing (2)
+       SKEL_GPU_REDUCE_TILE  bytes a work-group reads per reduce step, over all
+                             inputs (16384)
+       SKEL_GPU_SCAN_TILE    bytes of one scan tile (32768)
        SKEL_GPU_SHUFFLE      CUDA: warp shuffles in group reductions/scans (1)
        SKEL_GPU_OV2_W        columns of a 2D MapOverlap tile (32)
        SKEL_GPU_OV2_ITEMS    outputs per work-item, stacked vertically (16)
@@ -1845,12 +1847,16 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
                 buffer (in-place MapOverlap/MapArray) -- the steps already
                 name the scratch buffer where they read in[0];
              3. if plan->weights_bytes, upload call->weights (that many bytes)
-                to a read-only buffer for _SKEL_BUF_WEIGHTS;
+                to a read-only buffer for _SKEL_BUF_WEIGHTS; if
+                plan->zero_word, pass the device's zero word as
+                _SKEL_BUF_ZERO (zero it when new, or when a call that used
+                it did not complete);
              4. launch each step: a 1-D grid of step.groups work-groups of
                 exactly opts->block work-items (OpenCL global size =
                 groups * block), arguments in order;
              5. if plan->result >= 0 copy the first element (sizeof out type)
-                of that scratch buffer to call->result;
+                of that scratch buffer to call->result (a backend may hand
+                the kernel host-mapped memory for that buffer instead);
              6. _skel_mark_written(call->out, space).
            A plan with nsteps == 0 (empty data) does nothing but step 6.
 
@@ -1894,12 +1900,14 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
                   (row, col) index.
        MapArray   skel_maparray(T *out, const T *v, const T *e, n [, u])
                   out[i] = f(v, e[i]); any groups; out must not alias v.
-       Reduce, MapReduce (whole, in index order, two passes)
-                  skel_reduce_part(To *partial, const Ti *a0 .., n, cols, chunk [, u])
+       Reduce, MapReduce (whole, in index order, one pass)
+                  skel_reduce_part(To *partial, const Ti *a0 .., n, cols, chunk,
+                                   skel_uint *count, To *result [, u])
                       groups = ceil(n / chunk); group g reduces the (mapped)
-                      elements [g*chunk, min(n, (g+1)*chunk)) to partial[g].
-                  skel_reduce_final(To *result, const To *partial, m)
-                      1 group; result[0] = partial[0] + .. + partial[m-1].
+                      elements [g*chunk, min(n, (g+1)*chunk)) to partial[g];
+                      the last group to finish folds partial[0 .. groups-1]
+                      in order into result[0].  count (_SKEL_BUF_ZERO) is 0
+                      at launch and 0 again when the kernel ends.
        Reduce only (matrices)
                   skel_reduce_rows(T *out, const T *a, rows, cols)
                       any groups; group g does rows g, g+groups, ...
@@ -1953,13 +1961,16 @@ static const char *_skel_kind_name(int kind);
 #define SKEL_GPU_REDUCE_TILE 16384
 #endif
 #ifndef SKEL_GPU_SCAN_TILE
-#define SKEL_GPU_SCAN_TILE 16384
+#define SKEL_GPU_SCAN_TILE 32768
 #endif
 #ifndef SKEL_GPU_SHUFFLE         /* 0: CUDA group reductions and scans through shared memory */
 #define SKEL_GPU_SHUFFLE 1
 #endif
 #ifndef SKEL_GPU_OV2_W
 #define SKEL_GPU_OV2_W 32
+#endif
+#ifndef SKEL_GPU_MAP_ITEMS       /* elements per work-item of a Map, all loaded before any is stored */
+#define SKEL_GPU_MAP_ITEMS 2
 #endif
 #ifndef SKEL_GPU_OV2_ITEMS
 #define SKEL_GPU_OV2_ITEMS 16
@@ -1976,7 +1987,7 @@ typedef struct _skel_kernel_opts {
 
 /* Tile sizes the templates use for one instance (depend on opts and types). */
 typedef struct _skel_kernel_geom {
-    int block, reduce_items, scan_items, ov_items;
+    int block, map_items, reduce_items, scan_items, ov_items;
     int reduce_tile, scan_tile, ov_tile, ovc_w, ovc_h, ov2_w, ov2_h;
 } _skel_kernel_geom;
 
@@ -1988,7 +1999,10 @@ enum { _SKEL_ARG_BUF = 1,       /* a buffer slot (buf) */
        _SKEL_ARG_ELEM,          /* one element of the instance's output type (elem bytes) */
        _SKEL_ARG_UNIFORM };     /* call->uniform, sk->uniform_size bytes */
 enum { _SKEL_BUF_OUT = 0, _SKEL_BUF_IN0 = 1 /* .. _SKEL_BUF_IN0 + 3 */, _SKEL_BUF_WEIGHTS = 5,
-       _SKEL_BUF_SCRATCH0 = 6 /* .. + 2 */ };
+       _SKEL_BUF_SCRATCH0 = 6 /* .. + 2 */,
+       _SKEL_BUF_ZERO = 9,      /* a skel_uint the backend keeps per device: zero at launch, and the
+                                   kernel leaves it zero (no memset per call) */
+       _SKEL_NBUFS = 10 };
 #define _SKEL_KARGS 12
 typedef struct _skel_karg {
     int kind, buf;
@@ -2009,6 +2023,7 @@ typedef struct _skel_kplan {
     int copy_in0;               /* scratch k to receive a copy of in[0] first, or -1 */
     int result;                 /* scratch k whose first element is call->result, or -1 */
     size_t weights_bytes;       /* bytes of call->weights for _SKEL_BUF_WEIGHTS, or 0 */
+    int zero_word;              /* a step takes _SKEL_BUF_ZERO */
 } _skel_kplan;
 
 static void _skel_kernel_opts_defaults(const _skel_kernel_opts *in, _skel_kernel_opts *o)
@@ -2027,14 +2042,23 @@ static void _skel_kernel_geometry(const skel_skeleton *sk, const _skel_kernel_op
     _skel_kernel_opts_defaults(opts, &o);
     memset(g, 0, sizeof *g);
     g->block = o.block;
-    /* tiles of a fixed byte size per group, whatever the block */
-    g->reduce_items = (int)(SKEL_GPU_REDUCE_TILE / esz) / g->block;
+    g->map_items = SKEL_GPU_MAP_ITEMS;
+    /* tiles of a fixed byte size per group, whatever the block; a reduce
+       tile's bytes are shared by its inputs (H100: a dot product with 8
+       elements of each input per work-item ran at 99% of CUB, with 16 at
+       91%; a sum with 8 at 75%) */
+    g->reduce_items = (int)(SKEL_GPU_REDUCE_TILE / esz) / g->block / (sk->nin > 1 ? sk->nin : 1);
     g->scan_items = (int)(SKEL_GPU_SCAN_TILE / esz) / g->block;
-    /* at most 16 items a work-item: a smaller block gets a smaller tile
-       rather than longer unrolled loops (registers; PoCL's compile time
-       grows steeply with them) */
+    /* a small block gets a smaller tile rather than longer unrolled loops
+       (registers; PoCL's compile time grows with them): at most 16 reduce
+       and 32 scan elements a work-item (a scan tile of 32 a work-item ran
+       at 91% of CUB on an H100, 16 at 78%: fewer look-backs, more bytes
+       in flight) */
     if (g->reduce_items > 16) g->reduce_items = 16;
-    if (g->scan_items > 16) g->scan_items = 16;
+    if (g->scan_items > 32) g->scan_items = 32;
+    /* ... and a device with less local memory a smaller scan tile */
+    while (g->scan_items > 2 && (size_t)(g->block * g->scan_items * 33 / 32 + 2 * g->block + 2) * esz + 16 > o.local_mem)
+        g->scan_items /= 2;
     if (g->reduce_items < 2) g->reduce_items = 2;
     if (g->scan_items < 2) g->scan_items = 2;
     g->ov_items = 4;
@@ -2219,9 +2243,20 @@ static const char _skel_tpl_common[] =
 static const char _skel_tpl_map[] =
     "SKEL_KERNEL void skel_map(SKEL_GLOBAL skel_to *out SKEL_IN_PARAMS, skel_index n, skel_index cols SKEL_U_PARAM)\n"
     "{\n"
-    "    skel_index i = SKEL_GROUP() * SKEL_BLOCK + SKEL_LID(), step = SKEL_NGROUPS() * SKEL_BLOCK;\n"
+    "    skel_index i = SKEL_GROUP() * SKEL_BLOCK * SKEL_MITEMS + SKEL_LID(), step = SKEL_NGROUPS() * SKEL_BLOCK * SKEL_MITEMS;\n"
     "    (void)cols;\n"
+    "#if SKEL_MITEMS == 1\n"
     "    for (; i < n; i += step) out[i] = SKEL_MAPV(i);\n"
+    "#else\n"
+    "    for (; i < n; i += step) {   /* every load before the first store: out may alias an input */\n"
+    "        skel_to r[SKEL_MITEMS];\n"
+    "        int k;\n"
+    "        SKEL_UNROLL\n"
+    "        for (k = 0; k < SKEL_MITEMS; ++k) if (i + k * SKEL_BLOCK < n) r[k] = SKEL_MAPV(i + k * SKEL_BLOCK);\n"
+    "        SKEL_UNROLL\n"
+    "        for (k = 0; k < SKEL_MITEMS; ++k) if (i + k * SKEL_BLOCK < n) out[i + k * SKEL_BLOCK] = r[k];\n"
+    "    }\n"
+    "#endif\n"
     "}\n";
 
 static const char _skel_tpl_maparray[] =
@@ -2261,21 +2296,35 @@ static const char _skel_tpl_reduce[] =
     "    int lid = SKEL_LID(), have = 0;                                                  \\\n"
     "    skel_to acc = 0\n"
     "\n"
+    "/* One pass: each group reduces its chunk to partial[group]; the group\n"
+    "   that finishes last (the counter, zero at launch, reaches groups - 1)\n"
+    "   folds the partials in order into result[0] and sets the counter back\n"
+    "   to zero for the next launch. */\n"
     "SKEL_KERNEL void skel_reduce_part(SKEL_GLOBAL skel_to *partial SKEL_IN_PARAMS, skel_index n,\n"
-    "                                  skel_index cols, skel_index chunk SKEL_U_PARAM)\n"
+    "                                  skel_index cols, skel_index chunk, SKEL_GLOBAL skel_uint *count,\n"
+    "                                  SKEL_GLOBAL skel_to *result SKEL_U_PARAM)\n"
     "{\n"
     "    SKEL_RLOCALS;\n"
+    "    SKEL_LOCAL int last_s[1];\n"
     "    skel_index lo = SKEL_GROUP() * chunk, hi = n - lo < chunk ? n : lo + chunk;\n"
     "    (void)cols;\n"
     "    SKEL_REDUCE_RANGE(SKEL_MAPV(i), lo, hi, acc, have)\n"
-    "    if (lid == 0) partial[SKEL_GROUP()] = acc;\n"
-    "}\n"
-    "\n"
-    "SKEL_KERNEL void skel_reduce_final(SKEL_GLOBAL skel_to *result, SKEL_GLOBAL const skel_to *partial, skel_index m)\n"
-    "{\n"
-    "    SKEL_RLOCALS;\n"
-    "    SKEL_REDUCE_RANGE(partial[i], 0, m, acc, have)\n"
-    "    if (lid == 0) result[0] = acc;\n"
+    "    if (lid == 0) {\n"
+    "        partial[SKEL_GROUP()] = acc;\n"
+    "        SKEL_FENCE();\n"
+    "        last_s[0] = SKEL_ATOMIC_INC(count) == (skel_uint)(SKEL_NGROUPS() - 1);\n"
+    "    }\n"
+    "    SKEL_BARRIER();\n"
+    "    if (last_s[0]) {   /* work-item k folds the k-th run of partials, then the group */\n"
+    "        SKEL_GLOBAL volatile skel_to *pv = partial;   /* other groups' writes: not through L1 */\n"
+    "        skel_index m = SKEL_NGROUPS(), per = (m + SKEL_BLOCK - 1) / SKEL_BLOCK, j = lid * per, end = j + per;\n"
+    "        skel_to x;\n"
+    "        SKEL_FENCE();\n"
+    "        x = pv[j < m ? j : 0];\n"
+    "        for (++j; j < end && j < m; ++j) x = SKEL_OP(x, pv[j]);\n"
+    "        x = skel_group_reduce(x, (int)((m + per - 1) / per), r);\n"
+    "        if (lid == 0) { result[0] = x; count[0] = 0; }\n"
+    "    }\n"
     "}\n";
 
 static const char _skel_tpl_reduce_matrix[] =
@@ -2507,15 +2556,31 @@ static const char _skel_tpl_overlap2d[] =
     "    /* all of a work-item's loads are issued before any store to local\n"
     "       memory: one load latency per tile instead of SKEL_LN */\n"
     "    skel_to ld[SKEL_LN];\n"
-    "    SKEL_UNROLL\n"
-    "    for (e = 0; e < SKEL_LN; ++e) {\n"
-    "        int at = lid + e * SKEL_BLOCK, ly = at / SKEL_LW, lx = at - ly * SKEL_LW;\n"
-    "        skel_index r = r0 - SKEL_DR + ly, c = c0 - SKEL_DC + lx;\n"
-    "        if (at >= SKEL_LH * SKEL_LW) break;\n"
-    "        if (r >= 0 && r < rows && c >= 0 && c < cols) ld[e] = in[r * cols + c];\n"
-    "        else {\n"
-    "            skel_index ri = skel_edge(r, rows, edge), ci = skel_edge(c, cols, edge);\n"
-    "            ld[e] = ri < 0 || ci < 0 ? edge_value : in[ri * cols + ci];\n"
+    "    if (r0 >= SKEL_DR && r0 + SKEL_LH - SKEL_DR <= rows && c0 >= SKEL_DC && c0 + SKEL_LW - SKEL_DC <= cols) {\n"
+    "        /* inside: no edge policy; the position advances by constants\n"
+    "           (issue-bound kernel: this saves a division, a 64-bit multiply\n"
+    "           and four compares per load) */\n"
+    "        SKEL_GLOBAL const skel_to *src = in + (r0 - SKEL_DR) * cols + (c0 - SKEL_DC);\n"
+    "        int lx = lid % SKEL_LW;\n"
+    "        skel_index off = (lid / SKEL_LW) * cols + lx;\n"
+    "        SKEL_UNROLL\n"
+    "        for (e = 0; e < SKEL_LN; ++e) {\n"
+    "            if (lid + e * SKEL_BLOCK < SKEL_LH * SKEL_LW) ld[e] = src[off];\n"
+    "            lx += SKEL_BLOCK % SKEL_LW;\n"
+    "            off += (SKEL_BLOCK / SKEL_LW) * cols + SKEL_BLOCK % SKEL_LW;\n"
+    "            if (lx >= SKEL_LW) { lx -= SKEL_LW; off += cols - SKEL_LW; }\n"
+    "        }\n"
+    "    } else {\n"
+    "        SKEL_UNROLL\n"
+    "        for (e = 0; e < SKEL_LN; ++e) {\n"
+    "            int at = lid + e * SKEL_BLOCK, ly = at / SKEL_LW, lx = at - ly * SKEL_LW;\n"
+    "            skel_index r = r0 - SKEL_DR + ly, c = c0 - SKEL_DC + lx;\n"
+    "            if (at >= SKEL_LH * SKEL_LW) break;\n"
+    "            if (r >= 0 && r < rows && c >= 0 && c < cols) ld[e] = in[r * cols + c];\n"
+    "            else {\n"
+    "                skel_index ri = skel_edge(r, rows, edge), ci = skel_edge(c, cols, edge);\n"
+    "                ld[e] = ri < 0 || ci < 0 ? edge_value : in[ri * cols + ci];\n"
+    "            }\n"
     "        }\n"
     "    }\n"
     "    SKEL_UNROLL\n"
@@ -2532,9 +2597,10 @@ static const char _skel_tpl_overlap2d[] =
     "        for (k = 0; k < SKEL_O2I; ++k)\n"
     "            res[k] = SKEL_OV2CALL(s + (ly0 + k + SKEL_DR) * SKEL_LW + lx + SKEL_DC, (skel_index)SKEL_LW);\n"
     "        if (c0 + lx < cols) {\n"
+    "            SKEL_GLOBAL skel_to *dst = out + (r0 + ly0) * cols + c0 + lx;\n"
     "            SKEL_UNROLL\n"
-    "            for (k = 0; k < SKEL_O2I; ++k)\n"
-    "                if (r0 + ly0 + k < rows) out[(r0 + ly0 + k) * cols + c0 + lx] = res[k];\n"
+    "            for (k = 0; k < SKEL_O2I; ++k, dst += cols)\n"
+    "                if (r0 + ly0 + k < rows) *dst = res[k];\n"
     "        }\n"
     "    }\n"
     "}\n";
@@ -2675,10 +2741,11 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
     _skel_sbuf_str(&b, dialect == _SKEL_DIALECT_CUDA ? _skel_prelude_cuda : _skel_prelude_opencl);
     if (dialect == _SKEL_DIALECT_CUDA) _skel_sbuf_printf(&b, "#define SKEL_HAS_SHUFFLE %d\n", o.shuffle ? 1 : 0);
     _skel_sbuf_printf(&b, "/* skel %s %s */\n", _skel_kind_name(sk->kind), sk->name);
-    _skel_sbuf_printf(&b, "#define SKEL_BLOCK %d\n#define SKEL_RITEMS %d\n#define SKEL_SITEMS %d\n"
+    _skel_sbuf_printf(&b, "#define SKEL_BLOCK %d\n#define SKEL_MITEMS %d\n#define SKEL_RITEMS %d\n#define SKEL_SITEMS %d\n"
                       "#define SKEL_OITEMS %d\n#define SKEL_OCW %d\n#define SKEL_OCH %d\n"
                       "#define SKEL_O2W %d\n#define SKEL_O2H %d\n",
-                      g.block, g.reduce_items, g.scan_items, g.ov_items, g.ovc_w, g.ovc_h, g.ov2_w, g.ov2_h);
+                      g.block, g.map_items, g.reduce_items, g.scan_items, g.ov_items, g.ovc_w, g.ovc_h, g.ov2_w,
+                      g.ov2_h);
     _skel_sbuf_printf(&b, "typedef %s skel_to;\ntypedef %s skel_ti;\n", to, ti);
     /* user functions get a prefix, so a name like hadd or max cannot clash
        with a built-in of either dialect */
@@ -2797,7 +2864,8 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
     switch (sk->kind) {
     case SKEL_KIND_MAP:
     case SKEL_KIND_MAPARRAY: {
-        size_t groups = _skel_cdiv(n, (size_t)g.block), cap = (size_t)1 << 30;   /* one element per work-item */
+        size_t groups = _skel_cdiv(n, (size_t)g.block * (sk->kind == SKEL_KIND_MAP ? (size_t)g.map_items : 1));
+        size_t cap = (size_t)1 << 30;
         if (!n) return SKEL_OK;
         if (sk->kind == SKEL_KIND_MAPARRAY && c->out == c->in[0]) {
             p->scratch[0] = c->in[0]->n * esz;
@@ -2824,22 +2892,18 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
             size_t chunk = _skel_cdiv(tiles, groups) * (size_t)g.reduce_tile;
             groups = _skel_cdiv(n, chunk);
             p->scratch[0] = groups * esz;
-            p->result = 0;
+            p->scratch[1] = esz;
+            p->result = 1;
+            p->zero_word = 1;
             s = _skel_kstep_new(p, "skel_reduce_part", groups);
             _skel_karg_buf(s, _SKEL_BUF_SCRATCH0);
             for (i = 0; i < sk->nin; ++i) _skel_karg_buf(s, _SKEL_BUF_IN0 + i);
             _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)n);
             _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
             _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)chunk);
+            _skel_karg_buf(s, _SKEL_BUF_ZERO);
+            _skel_karg_buf(s, _SKEL_BUF_SCRATCH0 + 1);
             _skel_karg_uniform(s, sk);
-            if (groups > 1) {
-                p->scratch[1] = esz;
-                p->result = 1;
-                s = _skel_kstep_new(p, "skel_reduce_final", 1);
-                _skel_karg_buf(s, _SKEL_BUF_SCRATCH0 + 1);
-                _skel_karg_buf(s, _SKEL_BUF_SCRATCH0);
-                _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)groups);
-            }
             return SKEL_OK;
         }
         if (!c->out->n) return SKEL_OK;
@@ -4605,13 +4669,47 @@ static int _skel_timed_out_below(const _skel_tree *t, const uint64_t *x, int v)
     return 0;
 }
 
+/* The order in which to measure the variants at a new point x: the likely
+   fastest first, so that `best` is small early and every slower variant
+   stops after one repetition (_skel_measure).  The guess is the ranking at
+   the nearest measured point; at a point over 64 times as large it is
+   reversed (what wins at small sizes has the least fixed cost and the
+   least throughput: on the GPU machine the first large corner of a Taylor
+   tuning measured seq, then omp/1, omp/2 ... fully, 4 s of a 5 s budget,
+   before a GPU variant showed what "best" was).  Variants not measured
+   there go last, in table order. */
+static void _skel_point_order(const _skel_tree *t, const uint64_t *x, int *order)
+{
+    int p, q = -1, v, i, j, n = 0;
+    double dq = 0, sx = 1, sq = 1;
+    for (p = 0; p < t->npoints; ++p) {
+        double dp = _skel_tree_dist(t, x, p);
+        if (q < 0 || dp < dq) { q = p; dq = dp; }
+    }
+    for (v = 0; v < t->nvar; ++v) order[v] = v;
+    if (q < 0) return;
+    for (i = 0; i < t->conf.dims; ++i) { sx *= (double)x[i]; sq *= (double)t->points[q].x[i]; }
+    for (v = 0; v < t->nvar; ++v)       /* the measured ones first, then the rest */
+        if (_skel_tree_time(t, q, v) >= 0) order[n++] = v;
+    for (v = 0, j = n; v < t->nvar; ++v)
+        if (_skel_tree_time(t, q, v) < 0) order[j++] = v;
+    for (i = 1; i < n; ++i) {           /* insertion sort of the measured ones by time there */
+        int w = order[i];
+        double tw = _skel_tree_time(t, q, w);
+        for (j = i; j > 0 && _skel_tree_time(t, q, order[j - 1]) > tw; --j) order[j] = order[j - 1];
+        order[j] = w;
+    }
+    if (sx > 64 * sq)
+        for (i = 0; i < n / 2; ++i) { int w = order[i]; order[i] = order[n - 1 - i]; order[n - 1 - i] = w; }
+}
+
 /* The index of point x in the table, measuring every live variant there
    first if it is new.  < 0: an error status. */
 static int _skel_tune_point(_skel_tuner *T, const uint64_t *x)
 {
     _skel_tree *t = T->t;
     _skel_synth s;
-    int p, v, d, rc, made = 0;
+    int p, v, d, rc, made = 0, i, *order;
     double t0 = _skel_tune_elapsed(T), best = 1e300;   /* least T(r) measured here so far */
     for (p = 0; p < t->npoints; ++p) {
         for (d = 0; d < t->conf.dims && t->points[p].x[d] == x[d]; ++d) {}
@@ -4629,6 +4727,9 @@ static int _skel_tune_point(_skel_tuner *T, const uint64_t *x)
         if (!np || !nt || !nc) return _skel_fail(SKEL_ENOMEM, "skel_tune: out of memory");
         t->cap_points = cap;
     }
+    if (!(order = (int *)SKEL_MALLOC((size_t)t->nvar * sizeof *order)))
+        return _skel_fail(SKEL_ENOMEM, "skel_tune: out of memory");
+    _skel_point_order(t, x, order);
     p = t->npoints;
     memset(&t->points[p], 0, sizeof t->points[p]);
     for (d = 0; d < t->conf.dims; ++d) t->points[p].x[d] = x[d];
@@ -4637,9 +4738,12 @@ static int _skel_tune_point(_skel_tuner *T, const uint64_t *x)
         rf[0] = _SKEL_T_UNMEASURED;
         rf[1] = 0;
     }
-    for (v = 0; v < t->nvar; ++v) {
-        double *rf = t->times + ((size_t)p * (size_t)t->nvar + (size_t)v) * 2, R = 0, F = 0;
-        const _skel_pvar *pv = &t->vars[v];
+    for (i = 0; i < t->nvar; ++i) {
+        double *rf, R = 0, F = 0;
+        const _skel_pvar *pv;
+        v = order[i];
+        rf = t->times + ((size_t)p * (size_t)t->nvar + (size_t)v) * 2;
+        pv = &t->vars[v];
         if (pv->pruned >= 0) continue;
         if (_skel_timed_out_below(t, x, v)) { rf[0] = _SKEL_T_TIMEOUT; continue; }
         if (T->d->cost) {
@@ -4655,7 +4759,7 @@ static int _skel_tune_point(_skel_tuner *T, const uint64_t *x)
             T->vclock += rc == _SKEL_T_FAILED ? 0 : t->conf.reps * (R + F + R);
         } else {
             if (!made) {
-                if ((rc = _skel_synth_make(T, x, &s)) != SKEL_OK) return rc;
+                if ((rc = _skel_synth_make(T, x, &s)) != SKEL_OK) { SKEL_FREE(order); return rc; }
                 made = 1;
             }
             rc = _skel_measure(T, &s, pv, best, &R, &F);
@@ -4667,6 +4771,7 @@ static int _skel_tune_point(_skel_tuner *T, const uint64_t *x)
         if (R * t->conf.repeats + F < best) best = R * t->conf.repeats + F;
     }
     if (made) _skel_synth_free(&s);
+    SKEL_FREE(order);
     t->points[p].winner = -1;
     t->npoints++;
     t->points[p].winner = _skel_tree_best(t, p, -1);

@@ -176,7 +176,9 @@ typedef struct _cl_event *cl_event;
 #define _SKEL_CL_DEVICE_OPENCL_C_VERSION 0x103D
 #define _SKEL_CL_MEM_READ_WRITE (1 << 0)
 #define _SKEL_CL_MEM_READ_ONLY (1 << 2)
+#define _SKEL_CL_MEM_ALLOC_HOST_PTR (1 << 4)
 #define _SKEL_CL_MEM_COPY_HOST_PTR (1 << 5)
+#define _SKEL_CL_MAP_WRITE (1 << 1)
 #define _SKEL_CL_PROGRAM_BINARY_SIZES 0x1165
 #define _SKEL_CL_PROGRAM_BINARIES 0x1166
 #define _SKEL_CL_PROGRAM_BUILD_LOG 0x1183
@@ -218,6 +220,8 @@ typedef struct _skel_cl_api {
                                      const size_t *, cl_uint, const cl_event *, cl_event *);
     cl_int (*clFlush)(cl_command_queue);
     cl_int (*clFinish)(cl_command_queue);
+    void *(*clEnqueueMapBuffer)(cl_command_queue, cl_mem, cl_bool, cl_bitfield, size_t, size_t, cl_uint,
+                                const cl_event *, cl_event *, cl_int *);
 } _skel_cl_api;
 
 static const char *const _skel_cl_names[] = {   /* _skel_cl_api's members, in order */
@@ -226,7 +230,7 @@ static const char *const _skel_cl_names[] = {   /* _skel_cl_api's members, in or
     "clEnqueueReadBuffer", "clEnqueueCopyBuffer", "clEnqueueFillBuffer", "clCreateProgramWithSource",
     "clCreateProgramWithBinary", "clBuildProgram", "clGetProgramBuildInfo", "clGetProgramInfo",
     "clReleaseProgram", "clCreateKernel", "clReleaseKernel", "clSetKernelArg", "clGetKernelWorkGroupInfo",
-    "clEnqueueNDRangeKernel", "clFlush", "clFinish"
+    "clEnqueueNDRangeKernel", "clFlush", "clFinish", "clEnqueueMapBuffer"
 };
 
 /* the loader fills _skel_cl_api as an array of pointers: the sizes must agree */
@@ -256,6 +260,10 @@ static struct {
     cl_command_queue queue;
     int backend, space;             /* registry index, memory space id */
     cl_mem scratch[3];              /* reused between calls (in-order queue) */
+    cl_mem zero_word;               /* _SKEL_BUF_ZERO: zero between calls */
+    cl_mem result_stage;            /* page-locked landing place of scalar results ... */
+    void *result_host;              /* ... mapped once for good (NULL: read into call.result) */
+    int zero_dirty;                 /* a call that used zero_word has not completed */
     size_t scratch_bytes[3];
     int no_fp64;                    /* test knob */
     skel_cl_stats stats;
@@ -817,13 +825,33 @@ static int _skel_cl_scratch(int k, size_t bytes)
     return SKEL_OK;
 }
 
+/* A scalar result read into page-locked memory (a buffer the driver
+   allocates on the host, mapped once) and copied out: a small read into
+   pageable memory is staged by the driver and waits longer. */
+static int _skel_cl_read_result(cl_mem from, void *to, size_t esz)
+{
+    if (!_skel_cl.result_stage) {
+        cl_int err;
+        _skel_cl.result_stage = _skel_cl.api.clCreateBuffer(_skel_cl.ctx, _SKEL_CL_MEM_READ_WRITE | _SKEL_CL_MEM_ALLOC_HOST_PTR,
+                                                            64, NULL, &err);
+        if (err == 0)
+            _skel_cl.result_host = _skel_cl.api.clEnqueueMapBuffer(_skel_cl.queue, _skel_cl.result_stage, 1,
+                                                                   _SKEL_CL_MAP_WRITE, 0, 64, 0, NULL, NULL, &err);
+        if (err != 0) _skel_cl.result_host = NULL;
+    }
+    if (!_skel_cl.result_host) return _SKEL_CL(clEnqueueReadBuffer, _skel_cl.queue, from, 1, 0, esz, to, 0, NULL, NULL);
+    _SKEL_TRY(_SKEL_CL(clEnqueueReadBuffer, _skel_cl.queue, from, 1, 0, esz, _skel_cl.result_host, 0, NULL, NULL));
+    memcpy(to, _skel_cl.result_host, esz);
+    return SKEL_OK;
+}
+
 static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const skel_call *call,
                                const _skel_shape *sh)
 {
     _skel_kplan plan;
     _skel_kernel_opts o;
     _skel_cl_prog *prog = NULL;
-    cl_mem buf[_SKEL_BUF_SCRATCH0 + 3];
+    cl_mem buf[_SKEL_NBUFS];
     cl_mem weights = NULL;
     size_t esz = _skel_types[sk->out_type].size;
     int block = v->block ? v->block : 256, i, k, rc = SKEL_OK;
@@ -852,6 +880,20 @@ static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const 
                                    (plan.zero[k] + 3) / 4 * 4, 0, NULL, NULL));
             }
         }
+    if (plan.zero_word) {
+        cl_uint zero = 0;
+        if (!_skel_cl.zero_word) {
+            cl_int err;
+            _skel_cl.zero_word = _skel_cl.api.clCreateBuffer(_skel_cl.ctx, _SKEL_CL_MEM_READ_WRITE, 64, NULL, &err);
+            _SKEL_TRY(_SKEL_CL_ERR(err, clCreateBuffer));
+            _skel_cl.zero_dirty = 1;
+        }
+        if (_skel_cl.zero_dirty)
+            _SKEL_TRY(_SKEL_CL(clEnqueueFillBuffer, _skel_cl.queue, _skel_cl.zero_word, &zero, sizeof zero, 0, 64, 0,
+                               NULL, NULL));
+        _skel_cl.zero_dirty = 1;    /* until this call's result shows the kernel completed */
+        buf[_SKEL_BUF_ZERO] = _skel_cl.zero_word;
+    }
     if (plan.copy_in0 >= 0 && call->in[0]->n)
         _SKEL_TRY(_SKEL_CL(clEnqueueCopyBuffer, _skel_cl.queue, buf[_SKEL_BUF_IN0], buf[_SKEL_BUF_SCRATCH0 + plan.copy_in0],
                            0, 0, call->in[0]->n * call->in[0]->esz, 0, NULL, NULL));
@@ -889,9 +931,8 @@ static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const 
         if (rc == SKEL_OK) _skel_cl.stats.launches++;
     }
     if (weights) _skel_cl.api.clReleaseMemObject(weights);   /* freed once the queue is done with it */
-    if (rc == SKEL_OK && plan.result >= 0)
-        rc = _SKEL_CL(clEnqueueReadBuffer, _skel_cl.queue, _skel_cl.scratch[plan.result], 1, 0, esz, call->result,
-                      0, NULL, NULL);
+    if (rc == SKEL_OK && plan.result >= 0) rc = _skel_cl_read_result(_skel_cl.scratch[plan.result], call->result, esz);
+    if (rc == SKEL_OK && plan.result >= 0) _skel_cl.zero_dirty = 0;   /* the blocking read waited for the kernel */
     if (rc == SKEL_OK) rc = _SKEL_CL(clFlush, _skel_cl.queue);
     if (rc == SKEL_OK && call->out) _skel_mark_written(call->out, _skel_cl.space);
     return rc;

@@ -23,8 +23,9 @@
        when the GPU has no valid copy, leaves its result on the GPU, and the
        host copy is refreshed only when the host reads (skel_read) - so a
        chain of calls moves the data once.  skel_flush() brings the data home
-       and frees the GPU copies.  Scalar results (Reduce, MapReduce) land in
-       page-locked memory and are copied to call.result.
+       and frees the GPU copies.  Scalar results (Reduce, MapReduce) are
+       written by the kernel straight into page-locked host memory and
+       copied to call.result once the kernel is done.
 
    VARIANTS
        {"cuda", .block, .devices}: threads per block (64..1024, a power of
@@ -210,6 +211,7 @@ enum { _SKEL_CUF_NUM_REGS = 4, _SKEL_CUF_MAX_DYN_SHARED = 8 };
     X(cuMemHostRegister_v2, (void *p, size_t bytes, unsigned flags))               \
     X(cuMemHostUnregister, (void *p))                                              \
     X(cuMemAllocHost_v2, (void **p, size_t bytes))                                 \
+    X(cuMemHostGetDevicePointer_v2, (_skel_CUdeviceptr *d, void *h, unsigned flags)) \
     X(cuEventCreate, (_skel_CUevent *e, unsigned flags))                           \
     X(cuEventRecord, (_skel_CUevent e, _skel_CUstream s))                          \
     X(cuEventSynchronize, (_skel_CUevent e))                                       \
@@ -351,6 +353,9 @@ typedef struct _skel_cuda_dev {
     size_t scratch_cap[4];
     _skel_CUdeviceptr results;      /* per-part scalar results of a split call */
     void *pinned_result;            /* page-locked landing place of a scalar result */
+    _skel_CUdeviceptr pinned_result_dev;  /* the same memory, as kernels see it (0: copy instead) */
+    _skel_CUdeviceptr zero_word;    /* _SKEL_BUF_ZERO: zero between calls */
+    int zero_dirty;                 /* a call that used zero_word has not completed */
 } _skel_cuda_dev;
 
 static _skel_cuda_dev _skel_cuda_devs[_SKEL_CUDA_MAX_DEVICES];
@@ -1039,6 +1044,19 @@ static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, c
         _SKEL_TRY(_skel_cuda_scratch(dv, 3, p->weights_bytes, &bufs[_SKEL_BUF_WEIGHTS]));
         _SKEL_TRY(_SKEL_CU(cuMemcpyHtoD_v2, (bufs[_SKEL_BUF_WEIGHTS], c->weights, p->weights_bytes)));
     }
+    if (p->zero_word) {
+        if (!dv->zero_word) {
+            _SKEL_TRY(_SKEL_CU(cuMemAlloc_v2, (&dv->zero_word, 64)));
+            dv->zero_dirty = 1;
+        }
+        if (dv->zero_dirty) _SKEL_TRY(_SKEL_CU(cuMemsetD8_v2, (dv->zero_word, 0, 64)));
+        dv->zero_dirty = 1;     /* until this call's result shows the kernel completed */
+        bufs[_SKEL_BUF_ZERO] = dv->zero_word;
+    }
+    /* the kernel writes a scalar result straight into page-locked host
+       memory: no copy to wait for after the kernel (several microseconds) */
+    if (p->result >= 0 && !result_dev && dv->pinned_result_dev)
+        bufs[_SKEL_BUF_SCRATCH0 + p->result] = dv->pinned_result_dev;
     for (i = 0; i < p->nsteps; ++i) {
         const _skel_kstep *st = &p->step[i];
         void *args[_SKEL_KARGS];
@@ -1065,11 +1083,12 @@ static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, c
     if (p->result >= 0) {
         if (result_dev)
             _SKEL_TRY(_SKEL_CU(cuMemcpyDtoD_v2, (result_dev, bufs[_SKEL_BUF_SCRATCH0 + p->result], esz)));
-        else if (dv->pinned_result) {   /* a page-locked copy is several microseconds faster */
-            _SKEL_TRY(_SKEL_CU(cuMemcpyDtoH_v2, (dv->pinned_result, bufs[_SKEL_BUF_SCRATCH0 + p->result], esz)));
+        else if (dv->pinned_result_dev) {
+            _SKEL_TRY(_SKEL_CU(cuCtxSynchronize, ()));
             memcpy(c->result, dv->pinned_result, esz);
         } else
             _SKEL_TRY(_SKEL_CU(cuMemcpyDtoH_v2, (c->result, bufs[_SKEL_BUF_SCRATCH0 + p->result], esz)));
+        dv->zero_dirty = 0;     /* the copy waited for the kernel, which left the word zero */
     }
     return SKEL_OK;
 }
@@ -1133,7 +1152,7 @@ static int _skel_cuda_run_split(const _skel_variant *v, skel_skeleton *sk, const
     int p, d, rc = SKEL_OK, used[_SKEL_CUDA_MAX_DEVICES] = { 0 };
     int is_reduce = sk->kind == SKEL_KIND_REDUCE || sk->kind == SKEL_KIND_MAPREDUCE;
     int scan_carries = sk->kind == SKEL_KIND_SCAN && how == _SKEL_SPLIT_ELEMS;
-    _skel_CUdeviceptr bufs[9];
+    _skel_CUdeviceptr bufs[_SKEL_NBUFS];
     _skel_job job;
     if (nparts > 64) nparts = 64;
     if ((size_t)nparts > total) nparts = (int)(total ? total : 1);
@@ -1256,7 +1275,7 @@ static int _skel_cuda_run(const _skel_backend *b, const _skel_variant *v, skel_s
     _skel_cuda_kern *k;
     _skel_kernel_opts o;
     _skel_kplan plan;
-    _skel_CUdeviceptr bufs[9];
+    _skel_CUdeviceptr bufs[_SKEL_NBUFS];
     int rc, how;
     (void)b;
     if (v->devices > 1 && (how = _skel_cuda_split_kind(sk, c, sh)) != _SKEL_SPLIT_NONE)
@@ -1440,6 +1459,8 @@ static void _skel_cuda_provide(void)
         pthread_mutex_init(&d->run_lock, NULL);
         if (_skel_cuda_set(d) != SKEL_OK || _skel_cu.cuMemAllocHost_v2(&d->pinned_result, 64) != _SKEL_CU_SUCCESS)
             d->pinned_result = NULL;
+        else if (_skel_cu.cuMemHostGetDevicePointer_v2(&d->pinned_result_dev, d->pinned_result, 0) != _SKEL_CU_SUCCESS)
+            d->pinned_result_dev = 0;
         memset(&sp, 0, sizeof sp);
         sp.name = "cuda";
         sp.ctx = d;

@@ -24,8 +24,7 @@ say "== $(date -u '+%Y-%m-%d %H:%M UTC') $(nvidia-smi --query-gpu=name,driver_ve
 CF="-O2 -g -O3 -march=native -std=c99 -Wall -Wextra -fopenmp"
 nvcc -O3 -arch=sm_90 -std=c++17 -o build/gpu_base bench/gpu_base.cu >"$OUT/nvcc.log" 2>&1 || say "gpu_base build FAILED"
 build/gpu_base "$LO" "$HI" >"$OUT/base.txt" 2>&1 || say "gpu_base FAILED"
-variants=("default:" "noshuffle:-DSKEL_GPU_SHUFFLE=0" "scan32k_noshuffle:-DSKEL_GPU_SHUFFLE=0 -DSKEL_GPU_SCAN_TILE=32768"
-          "ov2_i8:-DSKEL_GPU_OV2_ITEMS=8")
+variants=("default:" "scan16k:-DSKEL_GPU_SCAN_TILE=16384" "red8k:-DSKEL_GPU_REDUCE_TILE=8192")
 pids=()
 for v in "${variants[@]}"; do
     name=${v%%:*}; defs=${v#*:}
@@ -41,7 +40,7 @@ make build/skel_tests >>"$OUT/build.log" 2>&1 || say "skel_tests build FAILED"
 for p in "${pids[@]}"; do wait "$p"; done
 
 # correctness first: the changed kernels on both GPU backends
-for t in cuda:scan cuda:overlap2d cuda:reduce; do
+for t in cuda:scan cuda:overlap2d cuda:reduce cuda:map opencl:reduce opencl:overlap2d; do
     b=${t%%:*}; f=${t#*:}
     SKEL_REQUIRE=$b timeout 200 build/skel_tests "$f" >>"$OUT/tests.log" 2>&1
     say "tests $f (SKEL_REQUIRE=$b, rc $?): $(tail -1 "$OUT/tests.log")"
@@ -55,15 +54,11 @@ run_variant() {   # name workloads [bench_gpu options]
     say "#### $(basename "$bin") $*"
     "$bin" --base "$OUT/base.txt" --lo "$LO" --hi "$HI" --only "$w" --device-only "$@" 2>&1 | grep -vE '^#|^$' | tee -a "$LOG"
 }
-run_variant before scan,conv2d,reduce,dot
-run_variant default scan,conv2d,reduce,dot
-run_variant noshuffle scan,reduce,dot
-run_variant default scan --block 128
-run_variant noshuffle scan --block 128
-run_variant scan32k_noshuffle scan
-run_variant default conv2d --block 512
-run_variant ov2_i8 conv2d
+run_variant before map,reduce,dot,scan,conv2d
+run_variant default map,reduce,dot,scan,conv2d
+run_variant scan16k scan
+run_variant red8k reduce,dot
 say ""
 say "#### OpenCL (NVIDIA) vs CUDA, default"
-build/bench_gpu_default --compare opencl --lo 24 --hi "$HI" --only scan,conv2d 2>&1 | grep -vE '^$' | tee -a "$LOG"
+build/bench_gpu_default --compare opencl --lo 20 --hi "$HI" --only map,reduce,dot,scan,ov1d,conv2d 2>&1 | grep -vE '^$' | tee -a "$LOG"
 grep -E '^(copy_d2d|cub_reduce|cub_scan) ' "$OUT/base.txt" | tee -a "$LOG"
