@@ -42,7 +42,12 @@ build_tests() {   # CC, output
     done
     $cc -O2 -g -std=c99 -Wall -Wextra -pedantic -fopenmp -I. $srcs -o "$out" -ldl -lpthread -lm >>"$OUT/build.log" 2>&1
 }
-if [ "$MODE" = bench ]; then : # the benchmarks build only what they run
+if [ "$MODE" = bench ]; then   # the benchmarks build only what they run, and check the 2D overlap on PoCL
+    make build/skel_tests >/tmp/build_tests.log 2>&1 || note "skel_tests build FAILED"
+    mkdir -p /tmp/icd-all && cp /etc/OpenCL/vendors/*.icd /tmp/icd-all/ 2>/dev/null
+    OCL_ICD_VENDORS=/tmp/icd-all SKEL_OPENCL_DEVICE="Portable Computing Language" SKEL_REQUIRE=opencl \
+        SKEL_CACHE_DIR=/tmp/skel-cache-pocl timeout 300 build/skel_tests overlap2d >/tmp/pocl_ov2.log 2>&1
+    note "overlap2d tests on PoCL (rc $?): $(tail -1 /tmp/pocl_ov2.log)"; grep FAIL /tmp/pocl_ov2.log | head -3 | tee -a "$SUM"
 elif make build/skel_tests >"$OUT/build.log" 2>&1; then note "gcc -Werror build: ok"
 else
     note "gcc -Werror build FAILED (build.log); building what compiles, without -Werror"
@@ -117,6 +122,8 @@ rm -rf "$SKEL_CACHE_DIR"
 build/bench_gpu --jit >"$OUT/jit.txt" 2>&1
 build/bench_gpu --jit >>"$OUT/jit.txt" 2>&1
 build/bench_gpu --base "$OUT/base.txt" --lo $LO --hi $HI >"$OUT/bench.txt" 2>&1 || note "bench_gpu FAILED"
+[ "$MODE" = bench ] && { build/bench_gpu --base "$OUT/base.txt" --lo $LO --hi $HI --device-only >"$OUT/bench_dev.txt" 2>&1 \
+                         || note "bench_gpu --device-only FAILED"; }
 if [ -s skel_cl.h ]; then
     build/bench_gpu --compare opencl --lo $LO --hi $HI >"$OUT/bench_cl.txt" 2>&1 || note "bench_gpu opencl FAILED"
 fi
@@ -125,6 +132,7 @@ grep -E '^jit' "$OUT/jit.txt" | tee -a "$SUM"
 note ""
 cat "$OUT/bench.txt"
 [ -s "$OUT/bench_cl.txt" ] && cat "$OUT/bench_cl.txt"
+[ -s "$OUT/bench_dev.txt" ] && cat "$OUT/bench_dev.txt"
 echo
 echo "==== summary"
 cat "$SUM"
