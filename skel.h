@@ -104,6 +104,9 @@
                              absent name makes every call fail, clearly)
        SKEL_OMP_THREADS=n    default OpenMP thread count (else OpenMP's)
        SKEL_OMP_THRESHOLD=n  size from which the default picks omp
+       SKEL_FALLBACK=1       a call a GPU backend cannot run (out of device
+                             memory, a device error) runs again on the CPU
+                             (omp, else seq), with a warning in the log
        SKEL_VERBOSE=1|2      log backend choices (2: and every call) on stderr
        SKEL_PLAN_DIR=dir     folder of the tuner's plan files (see TUNER)
        SKEL_RETUNE=1         tune again even when a matching plan file exists
@@ -1299,6 +1302,7 @@ static struct {
     int forced;                 /* SKEL_BACKEND: -1 none, -2 unknown, else index */
     char forced_name[64];
     int omp_threads, omp_threshold;
+    int fallback;               /* SKEL_FALLBACK: a GPU call that fails runs again on the CPU */
 } _skel_env;
 
 /* Called by a GPU header's constructor, before the registry is built. */
@@ -1342,6 +1346,7 @@ static void _skel_init_once(void)
     for (i = 0; i < _skel_nproviders; ++i) _skel_providers[i]();
     _skel_env.omp_threads = _skel_env_int("SKEL_OMP_THREADS", 0);
     _skel_env.omp_threshold = _skel_env_int("SKEL_OMP_THRESHOLD", 32768);
+    _skel_env.fallback = _skel_env_int("SKEL_FALLBACK", 0) > 0;
     _skel_env.forced = -1;
     if (forced && *forced) {
         snprintf(_skel_env.forced_name, sizeof _skel_env.forced_name, "%s", forced);
@@ -3248,18 +3253,40 @@ int skel_choose(skel_skeleton *sk, const skel_call *call, skel_variant *out)
     return SKEL_OK;
 }
 
+/* SKEL_FALLBACK=1: a call a GPU backend could not run (out of device
+   memory, a device error) runs again on the CPU: omp when present, else
+   seq.  The GPU backends leave every container valid when they fail, so
+   the CPU run sees the caller's data.  Compile errors are not retried:
+   they are the user's to fix. */
+void _skel_test_fallback(int on) { _skel_init(); _skel_env.fallback = on; }
+static int _skel_fall_back(skel_skeleton *sk, const skel_call *call, const _skel_shape *sh, const char *gpu, int rc)
+{
+    _skel_variant v;
+    char why[sizeof _skel_errbuf];
+    memset(&v, 0, sizeof v);
+    v.backend = _skel_nbackends > 1 && strcmp(_skel_backends[1].name, "omp") == 0 ? 1 : 0;
+    memcpy(why, _skel_errbuf, sizeof why);     /* the log call below may overwrite it */
+    _skel_log(SKEL_LOG_WARN, "%s %s: %s failed (%s: %s); running it on %s (SKEL_FALLBACK)", _skel_kind_name(sk->kind),
+              sk->name, gpu, skel_error_string(rc), why, _skel_backends[v.backend].name);
+    return _skel_backends[v.backend].run(&_skel_backends[v.backend], &v, sk, call, sh);
+}
+
 int skel_run(skel_skeleton *sk, const skel_call *call)
 {
     _skel_shape sh;
     _skel_variant v;
     const _skel_backend *b;
+    int rc;
     _skel_init();
     _SKEL_TRY(_skel_check(sk, call, &sh));
     _SKEL_TRY(_skel_choose(sk, call, &sh, &v));
     b = &_skel_backends[v.backend];
     if (_skel_verbose >= 2)
         _skel_log(SKEL_LOG_DEBUG, "%s %s: %zu elements on %s", _skel_kind_name(sk->kind), sk->name, sh.n, b->name);
-    return b->run(b, &v, sk, call, &sh);
+    rc = b->run(b, &v, sk, call, &sh);
+    if (rc != SKEL_OK && b->is_gpu && _skel_env.fallback && (rc == SKEL_ENOMEM || rc == SKEL_EDEVICE))
+        rc = _skel_fall_back(sk, call, &sh, b->name, rc);
+    return rc;
 }
 
 int skel_map1(skel_skeleton *sk, skel_vec *out, skel_vec *a)

@@ -486,11 +486,14 @@ static int _skel_cl_ready(void)
 /* Only our run function acquires containers in this space, so these are
    called with _skel_cl_lock held and the context made (download also from
    skel_read: OpenCL queues are thread-safe). */
+static int _skel_cl_fail_allocs;   /* tests: buffers for containers fail as if the device were full */
+void _skel_cl_test_fail_allocs(int on) { _skel_cl_fail_allocs = on; }
 static int _skel_cl_alloc(void *ctx, size_t bytes, void **dev)
 {
     cl_int err;
     (void)ctx;
     _SKEL_TRY(_skel_cl_ready());
+    if (_skel_cl_fail_allocs) return _SKEL_CL_ERR(-4, clCreateBuffer);   /* CL_MEM_OBJECT_ALLOCATION_FAILURE */
     *dev = _skel_cl.api.clCreateBuffer(_skel_cl.ctx, _SKEL_CL_MEM_READ_WRITE, bytes, NULL, &err);
     return _SKEL_CL_ERR(err, clCreateBuffer);
 }

@@ -20,6 +20,8 @@
 int _skel_cl_cache_file(skel_skeleton *sk, int block, char *path, size_t size);
 int _skel_cl_test_source(const skel_skeleton *sk, int dialect, size_t local_mem, char **src);
 int _skel_cl_test_plan(skel_skeleton *sk, const skel_call *c, int compute_units, char *desc, size_t size);
+void _skel_cl_test_fail_allocs(int on);
+void _skel_test_fallback(int on);
 
 static int cl_required(void)
 {
@@ -409,4 +411,45 @@ SKEL_TEST(opencl_overlap_wider_than_local_memory_is_unsupported)
     skel_plan_free(p);
     skel_free(a);
     skel_free(r);
+}
+
+/* SKEL_FALLBACK: a call the GPU backend cannot run (here: every buffer
+   allocation fails as if the device were full) returns the error and leaves
+   the data alone without it, and runs on the CPU with it. */
+SKEL_TEST(opencl_failed_call_falls_back_to_the_cpu_when_allowed)
+{
+    const size_t n = 5003;
+    skel_plan *p;
+    skel_vec *x, *y, *r;
+    float a = 2, before = 0, err = 0;
+    const float *hx, *hy, *hr;
+    skel_call c;
+    size_t i;
+    int rc;
+    need_cl();
+    p = cl_plan(0);
+    x = st_fvec(n, 1); y = st_fvec(n, 2); r = st_fvec(n, 3);
+    before = ((const float *)skel_read(r))[5];
+    ST_OK(skel_set_plan(c_saxpy, p));
+    memset(&c, 0, sizeof c);
+    c.in[0] = x; c.in[1] = y; c.out = r; c.uniform = &a;
+    _skel_cl_test_fail_allocs(1);
+    rc = skel_run(c_saxpy, &c);
+    ST_CHECK(rc == SKEL_EDEVICE || rc == SKEL_ENOMEM);
+    ST_NEAR(((const float *)skel_read(r))[5], before, 0);
+    _skel_test_fallback(1);
+    rc = skel_run(c_saxpy, &c);
+    _skel_test_fallback(0);
+    _skel_cl_test_fail_allocs(0);
+    ST_OK(rc);
+    hx = (const float *)skel_read(x); hy = (const float *)skel_read(y); hr = (const float *)skel_read(r);
+    for (i = 0; i < n; ++i) {
+        float want = a * hx[i] + hy[i], d = hr[i] > want ? hr[i] - want : want - hr[i];
+        if (d > err) err = d;
+    }
+    ST_NEAR(err, 0, 1e-5);
+    ST_CHECK(hr[5] != before);
+    ST_OK(skel_set_plan(c_saxpy, NULL));
+    skel_plan_free(p);
+    skel_free(x); skel_free(y); skel_free(r);
 }
