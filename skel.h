@@ -2042,6 +2042,14 @@ static void _skel_kernel_opts_defaults(const _skel_kernel_opts *in, _skel_kernel
     if (!o->local_mem) o->local_mem = 32768;
 }
 
+/* Bytes of local memory the scan kernel declares for a tile of block x
+   items elements of esz bytes (its padded tile, two group arrays, flags). */
+static size_t _skel_scan_local_bytes(int block, int items, size_t esz)
+{
+    int tile = block * items;
+    return (size_t)(tile + tile / 32 + 2 * block + 2) * esz + 16;
+}
+
 static void _skel_kernel_geometry(const skel_skeleton *sk, const _skel_kernel_opts *opts, _skel_kernel_geom *g)
 {
     _skel_kernel_opts o;
@@ -2064,7 +2072,7 @@ static void _skel_kernel_geometry(const skel_skeleton *sk, const _skel_kernel_op
     if (g->reduce_items > 16) g->reduce_items = 16;
     if (g->scan_items > 32) g->scan_items = 32;
     /* ... and a device with less local memory a smaller scan tile */
-    while (g->scan_items > 2 && (size_t)(g->block * g->scan_items * 33 / 32 + 2 * g->block + 2) * esz + 16 > o.local_mem)
+    while (g->scan_items > 2 && _skel_scan_local_bytes(g->block, g->scan_items, esz) > o.local_mem)
         g->scan_items /= 2;
     if (g->reduce_items < 2) g->reduce_items = 2;
     if (g->scan_items < 2) g->scan_items = 2;
@@ -2733,9 +2741,9 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
     /* local memory of the largest kernel of this kind */
     switch (sk->kind) {
     case SKEL_KIND_REDUCE: case SKEL_KIND_MAPREDUCE:
-        need = (size_t)(g.reduce_tile + g.reduce_tile / 32 + g.block) * esz; break;
+        need = (size_t)(g.reduce_tile + g.reduce_tile / 32 + g.block) * esz + 16; break;   /* + the last-group flag */
     case SKEL_KIND_SCAN:
-        need = (size_t)(g.scan_tile + g.scan_tile / 32 + 2 * g.block + 2) * esz + 16; break;
+        need = _skel_scan_local_bytes(g.block, g.scan_items, esz); break;
     case SKEL_KIND_OVERLAP: {
         size_t rowsz = (size_t)(g.ov_tile + 2 * sk->dr), colsz = (size_t)g.ovc_w * (size_t)(g.ovc_h + 2 * sk->dr + 1);
         need = (rowsz > colsz ? rowsz : colsz) * esz;

@@ -263,6 +263,7 @@ static struct {
     cl_mem zero_word;               /* _SKEL_BUF_ZERO: zero between calls */
     cl_mem result_stage;            /* page-locked landing place of scalar results ... */
     void *result_host;              /* ... mapped once for good (NULL: read into call.result) */
+    int result_tried;               /* the stage was tried (once: a failure is not retried) */
     int zero_dirty;                 /* a call that used zero_word has not completed */
     size_t scratch_bytes[3];
     int no_fp64;                    /* test knob */
@@ -483,11 +484,12 @@ static int _skel_cl_ready(void)
 /* ---------------------------------------------------------------------
    opencl: the memory space (buffers for containers)
    --------------------------------------------------------------------- */
+static int _skel_cl_fail_allocs;   /* tests: buffers for containers fail as if the device were full */
+void _skel_cl_test_fail_allocs(int on) { _skel_cl_fail_allocs = on; }
+
 /* Only our run function acquires containers in this space, so these are
    called with _skel_cl_lock held and the context made (download also from
    skel_read: OpenCL queues are thread-safe). */
-static int _skel_cl_fail_allocs;   /* tests: buffers for containers fail as if the device were full */
-void _skel_cl_test_fail_allocs(int on) { _skel_cl_fail_allocs = on; }
 static int _skel_cl_alloc(void *ctx, size_t bytes, void **dev)
 {
     cl_int err;
@@ -833,8 +835,9 @@ static int _skel_cl_scratch(int k, size_t bytes)
    pageable memory is staged by the driver and waits longer. */
 static int _skel_cl_read_result(cl_mem from, void *to, size_t esz)
 {
-    if (!_skel_cl.result_stage) {
+    if (!_skel_cl.result_tried) {
         cl_int err;
+        _skel_cl.result_tried = 1;
         _skel_cl.result_stage = _skel_cl.api.clCreateBuffer(_skel_cl.ctx, _SKEL_CL_MEM_READ_WRITE | _SKEL_CL_MEM_ALLOC_HOST_PTR,
                                                             64, NULL, &err);
         if (err == 0)
@@ -934,8 +937,9 @@ static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const 
         if (rc == SKEL_OK) _skel_cl.stats.launches++;
     }
     if (weights) _skel_cl.api.clReleaseMemObject(weights);   /* freed once the queue is done with it */
-    if (rc == SKEL_OK && plan.result >= 0) rc = _skel_cl_read_result(_skel_cl.scratch[plan.result], call->result, esz);
-    if (rc == SKEL_OK && plan.result >= 0) _skel_cl.zero_dirty = 0;   /* the blocking read waited for the kernel */
+    if (rc == SKEL_OK && plan.result >= 0 &&
+        (rc = _skel_cl_read_result(_skel_cl.scratch[plan.result], call->result, esz)) == SKEL_OK)
+        _skel_cl.zero_dirty = 0;    /* the blocking read waited for the kernel */
     if (rc == SKEL_OK) rc = _SKEL_CL(clFlush, _skel_cl.queue);
     if (rc == SKEL_OK && call->out) _skel_mark_written(call->out, _skel_cl.space);
     return rc;
