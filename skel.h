@@ -141,7 +141,10 @@
          where variants tie); tolerance < 0 is the paper's strict rule.
        - Pruning: once the root and its children are measured, and again at
          each deeper level, a variant that was never within `prune` (25%) of
-         the best at any point measured so far is not measured again.
+         the best at any point measured so far, and is not within it anywhere
+         between two corners of a measured box either (each variant's time
+         taken as a + b*size through its times at the two corners), is not
+         measured again.
        - A call that takes longer than `timeout` drops its variant at that
          point and at every point at least as large in each dimension.
        - Measurement: synthetic operands of the instance's types and shapes
@@ -1748,6 +1751,23 @@ static int _skel_threads(const _skel_variant *v, const _skel_backend *b)
     if (strcmp(b->name, "seq") == 0) return 1;
     if (v->threads > 0) return v->threads;
     return _skel_omp_default_threads();
+}
+
+static void _skel_noop_body(void *ctx, int t, size_t lo, size_t hi) { (void)ctx; (void)t; (void)lo; (void)hi; }
+
+/* Wake variant v's threads (an empty parallel region) before the tuner
+   times it.  OpenMP threads that idled while other variants ran sleep;
+   waking 16 of them cost the H100 machine's VM tens of microseconds,
+   which a first call paid and a call that follows a call of the same
+   variant (what a plan makes of a loop) does not: timed cold, omp/16
+   lost sizes where it was 2-8 times faster (Taylor, N-body, Mandelbrot). */
+static void _skel_cpu_wake(const _skel_variant *v)
+{
+    const _skel_backend *b = &_skel_backends[v->backend];
+    int threads;
+    if (b->is_gpu || b->run != _skel_cpu_run) return;
+    threads = _skel_threads(v, b);
+    if (threads > 1) _skel_parallel(threads, (size_t)threads, _skel_noop_body, NULL);
 }
 
 /* The run entry of the seq and omp backends. */
@@ -4630,6 +4650,7 @@ static int _skel_measure(_skel_tuner *T, _skel_synth *s, const _skel_pvar *pv, d
     v.threads = pv->threads; v.block = pv->block; v.grid = pv->grid; v.devices = pv->devices;
     for (k = 0; k < c->reps; ++k) {
         if (_skel_synth_reset(T, s) != SKEL_OK) return _SKEL_T_FAILED;
+        _skel_cpu_wake(&v);
         t0 = _skel_now();
         if (_skel_run_variant(T->sk, &s->call, &s->sh, &v) != SKEL_OK) return _SKEL_T_FAILED;
         if (c->out_to_host && s->out && !skel_read(s->out)) return _SKEL_T_FAILED;
@@ -4919,29 +4940,63 @@ static int _skel_tune_split(_skel_tuner *T, int i)
     return 0;
 }
 
-/* Thesis §4.3.1 style pruning: a variant that has not been within
-   `prune` of the best at any point measured so far is not measured again. */
+/* Mark in near[] the variants that may come within `prune` of the best
+   somewhere between measured points p and q: each variant's T as a line
+   a + b*s through its times there (s = the point's size, 1-D; its area,
+   2-D), compared with the least of those lines at 16 sizes in between.
+   A variant with a small fixed cost and a middling slope (omp/16 between
+   seq and a GPU) can lose at both ends of a range and win in its middle:
+   the Taylor tuning on the H100 machine pruned it so after its first
+   three points, and the plan was up to 8 times slower at 250..5000. */
+static void _skel_mark_between(const _skel_tree *t, int p, int q, char *near)
+{
+    double sp = 1, sq = 1, env[16];
+    int v, k, d;
+    for (d = 0; d < t->conf.dims; ++d) { sp *= (double)t->points[p].x[d]; sq *= (double)t->points[q].x[d]; }
+    if (sp == sq) return;
+    for (k = 0; k < 16; ++k) env[k] = 1e300;
+    for (v = 0; v < 2 * t->nvar; ++v) {          /* pass 1: the envelope, pass 2: the marks */
+        int u = v % t->nvar;
+        double tp = _skel_tree_time(t, p, u), tq = _skel_tree_time(t, q, u);
+        if (tp < 0 || tq < 0) continue;
+        for (k = 0; k < 16; ++k) {
+            double s = sp * pow(sq / sp, (k + 1) / 17.0), tu = tp + (tq - tp) * (s - sp) / (sq - sp);
+            if (v < t->nvar && tu < env[k]) env[k] = tu;
+            if (v >= t->nvar && tu <= env[k] * (1 + t->conf.prune)) near[u] = 1;
+        }
+    }
+}
+
+/* Thesis §4.3.1 style pruning: a variant that has not been within `prune`
+   of the best at any point measured so far, nor may be between two corners
+   of a measured box (_skel_mark_between), is not measured again. */
 static void _skel_tune_prune(_skel_tuner *T, int depth)
 {
     _skel_tree *t = T->t;
-    int v, p, live = 0;
-    char label[64];
+    int v, p, i, j, k, live = 0, C = 1 << t->conf.dims;
+    char label[64], *near;
     if (t->conf.prune < 0) return;
+    if (!(near = (char *)SKEL_MALLOC((size_t)t->nvar))) return;     /* no memory: prune nothing */
+    memset(near, 0, (size_t)t->nvar);
+    for (p = 0; p < t->npoints; ++p) {
+        int w = t->points[p].winner;
+        for (v = 0; v < t->nvar && w >= 0; ++v) {
+            double tv = _skel_tree_time(t, p, v);
+            if (tv >= 0 && tv <= _skel_tree_time(t, p, w) * (1 + t->conf.prune)) near[v] = 1;
+        }
+    }
+    for (i = 0; i < t->nnodes; ++i)
+        for (j = 0; j < C; ++j)
+            for (k = j + 1; k < C; ++k) _skel_mark_between(t, t->nodes[i].corner[j], t->nodes[i].corner[k], near);
     for (v = 0; v < t->nvar; ++v) live += t->vars[v].pruned < 0;
     for (v = 0; v < t->nvar && live > 1; ++v) {
-        int near = 0;
-        if (t->vars[v].pruned >= 0) continue;
-        for (p = 0; p < t->npoints && !near; ++p) {
-            double tv = _skel_tree_time(t, p, v);
-            int w = t->points[p].winner;
-            near = tv >= 0 && w >= 0 && tv <= _skel_tree_time(t, p, w) * (1 + t->conf.prune);
-        }
-        if (near) continue;
+        if (t->vars[v].pruned >= 0 || near[v]) continue;
         t->vars[v].pruned = depth;
         live--;
         _skel_log(SKEL_LOG_INFO, "tune %s: %s pruned after depth %d (never within %.0f%% of the best)",
                   t->conf.id, _skel_pvar_label(&t->vars[v], label, sizeof label), depth, 100 * t->conf.prune);
     }
+    SKEL_FREE(near);
 }
 
 /* Breadth-first construction of the dispatch tree (seed 000 §3.2). */

@@ -138,6 +138,33 @@ SKEL_TEST(tuner_finds_two_crossovers_among_three_variants)
     skel_plan_free(p);
 }
 
+/* C (like omp with many threads: small fixed cost, middling slope) loses
+   at the first three points (10, 6325, 4e6) to A (seq) and B (a GPU) but
+   wins from n = 22 to 3957: pruning must not drop it. */
+SKEL_TEST(tuner_keeps_a_variant_that_wins_only_between_measured_points)
+{
+    model m;
+    skel_tune_desc d;
+    skel_plan *p;
+    skel_plan_stats st;
+    double cross[2] = { 4e-6 / 1.86e-7, 5.5e-5 / 1.39e-8 };
+    memset(&m, 0, sizeof m);
+    m.base[0] = 1e-6; m.slope[0] = 2e-7;
+    m.base[1] = 6e-5; m.slope[1] = 1e-10;
+    m.base[2] = 5e-6; m.slope[2] = 1.4e-8;
+    d = cost_desc("prune-middle", &m, 3);
+    d.upper[0] = 4000000;
+    d.prune = 0.25;
+    ST_OK(skel_tune(&d, &p));
+    ST_OK(skel_plan_stats_get(p, &st));
+    ST_EQ_INT(st.pruned, 0);
+    ST_EQ_INT(lookup1(p, 300), 'C');
+    ST_EQ_INT(lookup1(p, 10), 'A');
+    ST_EQ_INT(lookup1(p, 100000), 'B');
+    check_crossovers(p, &m, 3, cross, 2);
+    skel_plan_free(p);
+}
+
 SKEL_TEST(tuner_linear_split_also_converges)
 {
     model m = model_abc();
