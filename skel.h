@@ -158,7 +158,11 @@
          time - R (interference from other processes only adds time).
          A variant whose repetition costs over twice the best T(r) measured
          so far at that point cannot win there and gets no further
-         repetitions.  Variants rank by T(r) = R*r + F, r = desc.repeats:
+         repetitions.  Variants are measured likely-fastest first (the
+         ranking at the nearest measured point), OpenMP threads woken before
+         each first call; then every variant within twice the best gets one
+         more repetition, after the others ran (a burst of interference can
+         spoil all of one variant's back-to-back repetitions).  Variants rank by T(r) = R*r + F, r = desc.repeats:
          the cost of r calls on the same data that starts where in_loc
          says (default r = 1: every call starts from there), so a GPU that
          loses the single call (uploads) can win at r = 10.
@@ -4639,7 +4643,8 @@ static void _skel_measure_one_off(_skel_tuner *T, const double *first, int done)
    repeated call on the same data (batched when it is short), each until
    its result is complete (_skel_tune_sync).  R is the least repeated time,
    F what the least first call costs on top of it. */
-static int _skel_measure(_skel_tuner *T, _skel_synth *s, const _skel_pvar *pv, double best, double *R, double *F)
+static int _skel_measure(_skel_tuner *T, _skel_synth *s, const _skel_pvar *pv, int reps, double best,
+                         double *R, double *F)
 {
     const _skel_tconf *c = &T->t->conf;
     _skel_variant v;
@@ -4648,7 +4653,7 @@ static int _skel_measure(_skel_tuner *T, _skel_synth *s, const _skel_pvar *pv, d
     memset(&v, 0, sizeof v);
     v.backend = pv->index;
     v.threads = pv->threads; v.block = pv->block; v.grid = pv->grid; v.devices = pv->devices;
-    for (k = 0; k < c->reps; ++k) {
+    for (k = 0; k < reps; ++k) {
         if (_skel_synth_reset(T, s) != SKEL_OK) return _SKEL_T_FAILED;
         _skel_cpu_wake(&v);
         t0 = _skel_now();
@@ -4657,7 +4662,7 @@ static int _skel_measure(_skel_tuner *T, _skel_synth *s, const _skel_pvar *pv, d
         if (_skel_tune_sync(s->out) != SKEL_OK) return _SKEL_T_FAILED;
         f = _skel_now() - t0;
         /* the very first call may have compiled a kernel: it alone does not time out */
-        if (f > c->timeout && (k > 0 || c->reps == 1)) return _SKEL_T_TIMEOUT;
+        if (f > c->timeout && (k > 0 || reps == 1)) return _SKEL_T_TIMEOUT;
         /* T(r) = R*r + F >= R + F = f: a first call over twice the best T(r)
            so far loses here, whatever r; f alone (R = f, F = 0: an upper
            bound) is enough, and a slow variant at a dear point costs one
@@ -4780,6 +4785,28 @@ static void _skel_point_order(const _skel_tree *t, const uint64_t *x, int *order
         for (i = 0; i < n / 2; ++i) { int w = order[i]; order[i] = order[n - 1 - i]; order[n - 1 - i] = w; }
 }
 
+/* A second look at the close contenders of point p (T(r) within twice the
+   best), one repetition each, in the reverse order, the least of both kept.
+   One variant's repetitions follow each other within milliseconds, so a
+   burst of interference (a busy vCPU stalls one of 16 OpenMP threads)
+   can spoil all of them: on the H100 machine omp/16 measured 2-3 times
+   its speed at the first corners of a dot tuning and was pruned for it.
+   The second look comes after the other variants ran, usually clear of
+   the burst. */
+static void _skel_remeasure_close(_skel_tuner *T, _skel_synth *s, int p, const int *order, double best)
+{
+    _skel_tree *t = T->t;
+    int i;
+    for (i = t->nvar - 1; i >= 0; --i) {
+        double *rf = t->times + ((size_t)p * (size_t)t->nvar + (size_t)order[i]) * 2, R, F, f;
+        if (rf[0] < 0 || rf[0] * t->conf.repeats + rf[1] > 2 * best) continue;
+        if (_skel_measure(T, s, &t->vars[order[i]], 1, best, &R, &F) != SKEL_OK) continue;
+        f = R + F < rf[0] + rf[1] ? R + F : rf[0] + rf[1];
+        if (R < rf[0]) rf[0] = R;
+        rf[1] = f > rf[0] ? f - rf[0] : 0;
+    }
+}
+
 /* The index of point x in the table, measuring every live variant there
    first if it is new.  < 0: an error status. */
 static int _skel_tune_point(_skel_tuner *T, const uint64_t *x)
@@ -4839,7 +4866,7 @@ static int _skel_tune_point(_skel_tuner *T, const uint64_t *x)
                 if ((rc = _skel_synth_make(T, x, &s)) != SKEL_OK) { SKEL_FREE(order); return rc; }
                 made = 1;
             }
-            rc = _skel_measure(T, &s, pv, best, &R, &F);
+            rc = _skel_measure(T, &s, pv, t->conf.reps, best, &R, &F);
         }
         t->measurements++;
         if (rc != SKEL_OK) { rf[0] = rc; continue; }
@@ -4847,6 +4874,7 @@ static int _skel_tune_point(_skel_tuner *T, const uint64_t *x)
         rf[1] = F;
         if (R * t->conf.repeats + F < best) best = R * t->conf.repeats + F;
     }
+    if (made) _skel_remeasure_close(T, &s, p, order, best);
     if (made) _skel_synth_free(&s);
     SKEL_FREE(order);
     t->points[p].winner = -1;
