@@ -340,7 +340,9 @@ enum { SKEL_WHOLE = 0, SKEL_ROWS = 1, SKEL_COLS = 2, SKEL_ROWS_COLS = 3 };
 /* The operands of one call.  Zero fields take the documented default. */
 typedef struct skel_call {
     skel_vec *in[SKEL_MAX_IN];  /* inputs in order (MapArray: in[0] = v, in[1] = v2 or matrix) */
-    skel_vec *out;              /* result container; NULL for a scalar result */
+    skel_vec *out;              /* result container; a whole Reduce/MapReduce may write its value
+                                   into a 1-element vector here instead of result: it stays where
+                                   it is made (a GPU's memory), and the call does not wait for it */
     void *result;               /* Reduce/MapReduce scalar result (one element of the result type) */
     const void *uniform;        /* uniform argument, required iff the instance declares one */
     int direction;              /* Reduce: SKEL_WHOLE (scalar), SKEL_ROWS or SKEL_COLS (vector result).
@@ -1544,7 +1546,7 @@ static int _skel_cpu_reduce(_skel_cpu_ctx *c, int threads, const skel_call *call
                             size_t n)
 {
     if (call->direction == SKEL_WHOLE || c->sk->kind == SKEL_KIND_MAPREDUCE)
-        return _skel_reduce_range(c, threads, n, call->result);
+        return _skel_reduce_range(c, threads, n, call->out ? out : call->result);
     c->src = (const unsigned char *)c->job.in[0];
     c->cols = in->cols;
     if (call->direction == SKEL_ROWS) {
@@ -1879,7 +1881,8 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
                 to a read-only buffer for _SKEL_BUF_WEIGHTS; if
                 plan->zero_word, pass the device's zero word as
                 _SKEL_BUF_ZERO (zero it when new, or when a call that used
-                it did not complete);
+                it could not launch all its steps: the kernels leave it
+                zero, and the next one runs after them in queue order);
              4. launch each step: a 1-D grid of step.groups work-groups of
                 exactly opts->block work-items (OpenCL global size =
                 groups * block), arguments in order;
@@ -2941,8 +2944,8 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
             size_t chunk = _skel_cdiv(tiles, groups) * (size_t)g.reduce_tile;
             groups = _skel_cdiv(n, chunk);
             p->scratch[0] = groups * esz;
-            p->scratch[1] = esz;
-            p->result = 1;
+            p->scratch[1] = c->out ? 0 : esz;
+            p->result = c->out ? -1 : 1;        /* into call.out: left on the device, nothing to wait for */
             p->zero_word = 1;
             s = _skel_kstep_new(p, "skel_reduce_part", groups);
             _skel_karg_buf(s, _SKEL_BUF_SCRATCH0);
@@ -2951,7 +2954,7 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
             _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
             _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)chunk);
             _skel_karg_buf(s, _SKEL_BUF_ZERO);
-            _skel_karg_buf(s, _SKEL_BUF_SCRATCH0 + 1);
+            _skel_karg_buf(s, c->out ? _SKEL_BUF_OUT : _SKEL_BUF_SCRATCH0 + 1);
             _skel_karg_uniform(s, sk);
             return SKEL_OK;
         }
@@ -3152,8 +3155,16 @@ static int _skel_check_reduce(const skel_skeleton *sk, const skel_call *c, _skel
     if (c->count && sk->nin)
         _SKEL_BAD(SKEL_EINVAL, "%s %s: call.count is for MapReduce without inputs", kn, sk->name);
     if (dir == SKEL_WHOLE) {
-        if (!c->result) _SKEL_BAD(SKEL_EINVAL, "%s %s: call.result is NULL", kn, sk->name);
-        if (c->out) _SKEL_BAD(SKEL_EINVAL, "%s %s: a whole reduction writes call.result, not call.out", kn, sk->name);
+        if (c->result && c->out)
+            _SKEL_BAD(SKEL_EINVAL, "%s %s: a whole reduction writes call.result or call.out, not both", kn, sk->name);
+        if (!c->result && !c->out)
+            _SKEL_BAD(SKEL_EINVAL, "%s %s: call.result is NULL (or give call.out, a 1-element vector)", kn, sk->name);
+        if (c->out) {
+            _SKEL_TRY(_skel_check_operand(sk, "out", c->out, sk->out_type, NULL));
+            if (c->out->is_matrix || c->out->n != 1)
+                _SKEL_BAD(SKEL_ESIZE, "%s %s: call.out of a whole reduction must be a 1-element vector, got %zu elements",
+                          kn, sk->name, c->out->n);
+        }
         if (sh->n == 0) _SKEL_BAD(SKEL_EEMPTY, "%s %s: reduction of an empty %s has no value", kn, sk->name,
                                   sk->nin ? "container" : "index range (call.count = 0)");
         return SKEL_OK;

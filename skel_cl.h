@@ -31,7 +31,8 @@
        no valid copy, leaves its result on the device, and the host copy is
        refreshed only when the host reads (skel_read) - so a chain of calls
        moves the data once.  Calls are queued asynchronously (in order);
-       skel_read, a scalar result or skel_cl_finish() waits for them.  A
+       skel_read, a scalar result (unless it goes to call.out, a 1-element
+       vector) or skel_cl_finish() waits for them.  A
        variant {"opencl", .block} sets the work-group size (64..1024, a power
        of two; 0: 256).  User functions follow skel.h's rules; pointer
        parameters get their OpenCL address space from the generator.
@@ -264,7 +265,7 @@ static struct {
     cl_mem result_stage;            /* page-locked landing place of scalar results ... */
     void *result_host;              /* ... mapped once for good (NULL: read into call.result) */
     int result_tried;               /* the stage was tried (once: a failure is not retried) */
-    int zero_dirty;                 /* a call that used zero_word has not completed */
+    int zero_dirty;                 /* a call that used zero_word did not launch every step */
     size_t scratch_bytes[3];
     int no_fp64;                    /* test knob */
     skel_cl_stats stats;
@@ -897,7 +898,7 @@ static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const 
         if (_skel_cl.zero_dirty)
             _SKEL_TRY(_SKEL_CL(clEnqueueFillBuffer, _skel_cl.queue, _skel_cl.zero_word, &zero, sizeof zero, 0, 64, 0,
                                NULL, NULL));
-        _skel_cl.zero_dirty = 1;    /* until this call's result shows the kernel completed */
+        _skel_cl.zero_dirty = 1;    /* until every step of this call is enqueued */
         buf[_SKEL_BUF_ZERO] = _skel_cl.zero_word;
     }
     if (plan.copy_in0 >= 0 && call->in[0]->n)
@@ -937,9 +938,10 @@ static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const 
         if (rc == SKEL_OK) _skel_cl.stats.launches++;
     }
     if (weights) _skel_cl.api.clReleaseMemObject(weights);   /* freed once the queue is done with it */
-    if (rc == SKEL_OK && plan.result >= 0 &&
-        (rc = _skel_cl_read_result(_skel_cl.scratch[plan.result], call->result, esz)) == SKEL_OK)
-        _skel_cl.zero_dirty = 0;    /* the blocking read waited for the kernel */
+    /* every step enqueued: the kernels leave the zero word zero, and the next
+       kernel that uses it runs after them (one in-order queue) */
+    if (rc == SKEL_OK) _skel_cl.zero_dirty = 0;
+    if (rc == SKEL_OK && plan.result >= 0) rc = _skel_cl_read_result(_skel_cl.scratch[plan.result], call->result, esz);
     if (rc == SKEL_OK) rc = _SKEL_CL(clFlush, _skel_cl.queue);
     if (rc == SKEL_OK && call->out) _skel_mark_written(call->out, _skel_cl.space);
     return rc;

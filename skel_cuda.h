@@ -25,7 +25,9 @@
        chain of calls moves the data once.  skel_flush() brings the data home
        and frees the GPU copies.  Scalar results (Reduce, MapReduce) are
        written by the kernel straight into page-locked host memory and
-       copied to call.result once the kernel is done.
+       copied to call.result once the kernel is done; given call.out (a
+       1-element vector) instead, the value stays on the GPU and the call
+       returns without waiting, like a Map.
 
    VARIANTS
        {"cuda", .block, .devices}: threads per block (64..1024, a power of
@@ -355,7 +357,7 @@ typedef struct _skel_cuda_dev {
     void *pinned_result;            /* page-locked landing place of a scalar result */
     _skel_CUdeviceptr pinned_result_dev;  /* the same memory, as kernels see it (0: copy instead) */
     _skel_CUdeviceptr zero_word;    /* _SKEL_BUF_ZERO: zero between calls */
-    int zero_dirty;                 /* a call that used zero_word has not completed */
+    int zero_dirty;                 /* a call that used zero_word did not launch every step */
 } _skel_cuda_dev;
 
 static _skel_cuda_dev _skel_cuda_devs[_SKEL_CUDA_MAX_DEVICES];
@@ -1050,7 +1052,7 @@ static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, c
             dv->zero_dirty = 1;
         }
         if (dv->zero_dirty) _SKEL_TRY(_SKEL_CU(cuMemsetD8_v2, (dv->zero_word, 0, 64)));
-        dv->zero_dirty = 1;     /* until this call's result shows the kernel completed */
+        dv->zero_dirty = 1;     /* until every step of this call is launched */
         bufs[_SKEL_BUF_ZERO] = dv->zero_word;
     }
     /* the kernel writes a scalar result straight into page-locked host
@@ -1080,6 +1082,10 @@ static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, c
         _SKEL_TRY(_skel_cuda_launch(d, f, grid > 0 && _skel_cuda_any_grid(st->kernel) ? (size_t)grid : st->groups,
                                     (unsigned)k->block, 0, args));
     }
+    /* every step launched: the kernels leave the zero word zero, and the
+       next kernel that uses it runs after them (one stream; a kernel that
+       faults poisons the context for every later call anyway) */
+    dv->zero_dirty = 0;
     if (p->result >= 0) {
         if (result_dev)
             _SKEL_TRY(_SKEL_CU(cuMemcpyDtoD_v2, (result_dev, bufs[_SKEL_BUF_SCRATCH0 + p->result], esz)));
@@ -1088,7 +1094,6 @@ static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, c
             memcpy(c->result, dv->pinned_result, esz);
         } else
             _SKEL_TRY(_SKEL_CU(cuMemcpyDtoH_v2, (c->result, bufs[_SKEL_BUF_SCRATCH0 + p->result], esz)));
-        dv->zero_dirty = 0;     /* the copy waited for the kernel, which left the word zero */
     }
     return SKEL_OK;
 }
@@ -1108,7 +1113,8 @@ static int _skel_cuda_split_kind(const skel_skeleton *sk, const skel_call *c, co
     case SKEL_KIND_MAP: return sk->index_mode || !sk->nin ? _SKEL_SPLIT_NONE : _SKEL_SPLIT_ELEMS;
     case SKEL_KIND_REDUCE:
     case SKEL_KIND_MAPREDUCE:
-        return c->direction == SKEL_WHOLE && !sk->index_mode && sk->nin ? _SKEL_SPLIT_ELEMS : _SKEL_SPLIT_NONE;
+        return c->direction == SKEL_WHOLE && !c->out && !sk->index_mode && sk->nin ? _SKEL_SPLIT_ELEMS
+                                                                                    : _SKEL_SPLIT_NONE;
     case SKEL_KIND_SCAN: return sh->rows > 1 ? _SKEL_SPLIT_ROWS : _SKEL_SPLIT_ELEMS;
     case SKEL_KIND_OVERLAP:
         return c->in[0]->is_matrix && (c->direction == 0 || c->direction == SKEL_ROWS) ? _SKEL_SPLIT_ROWS

@@ -48,6 +48,10 @@ if [ "$MODE" = bench ]; then   # the benchmarks build only what they run, and ch
     OCL_ICD_VENDORS=/tmp/icd-all SKEL_OPENCL_DEVICE="Portable Computing Language" SKEL_REQUIRE=opencl \
         SKEL_CACHE_DIR=/tmp/skel-cache-pocl timeout 300 build/skel_tests overlap2d >/tmp/pocl_ov2.log 2>&1
     note "overlap2d tests on PoCL (rc $?): $(tail -1 /tmp/pocl_ov2.log)"; grep FAIL /tmp/pocl_ov2.log | head -3 | tee -a "$SUM"
+    for b in cuda opencl; do    # the reduction into a 1-element vector (the "-> vec" rows) checked first
+        SKEL_REQUIRE=$b timeout 200 build/skel_tests into_out >/tmp/into_$b.log 2>&1
+        note "reduce into out on $b (rc $?): $(tail -1 /tmp/into_$b.log)"; grep FAIL /tmp/into_$b.log | head -3 | tee -a "$SUM"
+    done
 elif make build/skel_tests >"$OUT/build.log" 2>&1; then note "gcc -Werror build: ok"
 else
     note "gcc -Werror build FAILED (build.log); building what compiles, without -Werror"

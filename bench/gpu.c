@@ -7,7 +7,8 @@
    build/bench_gpu --compare opencl   the same workloads on CUDA and OpenCL
 
    Tables: device-resident data (operands already on the GPU, result left
-   there; Reduce/MapReduce return their scalar to the host), host-resident
+   there; Reduce/MapReduce return their scalar to the host, or leave it in
+   a 1-element vector on the GPU: the "-> vec" rows), host-resident
    data (each call uploads its inputs and downloads its result), the 10-call
    loop, launch overhead.  GB/s counts each input read once and each output
    written once; copy bandwidth counts read + write.  Times are medians of
@@ -37,15 +38,18 @@ SKEL_OVERLAP(ov1d, b_ov5, float, 2)
 SKEL_CONV2D(conv5, float, 2, 2)
 SKEL_MAP(inc, b_one, float, 1)
 
-enum { W_MAP, W_REDUCE, W_DOT, W_SCAN, W_OV1D, W_CONV2D, W_COUNT };
-static const char *wname[W_COUNT] = { "Map saxpy", "Reduce sum", "MapReduce dot", "Scan incl. sum",
-                                      "MapOverlap 1D d=2", "MapOverlap 2D 5x5" };
+enum { W_MAP, W_REDUCE, W_REDUCE_VEC, W_DOT, W_DOT_VEC, W_SCAN, W_OV1D, W_CONV2D, W_COUNT };
+static const char *wname[W_COUNT] = { "Map saxpy", "Reduce sum", "Reduce sum -> vec", "MapReduce dot",
+                                      "MapReduce dot -> vec", "Scan incl. sum", "MapOverlap 1D d=2",
+                                      "MapOverlap 2D 5x5" };
 static const char *wbase[W_COUNT][3] = { { NULL, "hand_saxpy", NULL }, { "cub_reduce", "hand_reduce", "cub_reduce_host" },
-                                         { "cub_dot", "hand_dot", "cub_dot_host" }, { "cub_scan", NULL, NULL },
-                                         { NULL, "hand_ov1d", NULL }, { NULL, "hand_conv2d", NULL } };
-static const int wbytes[W_COUNT] = { 12, 4, 8, 8, 8, 8 };   /* bytes per element moved */
+                                         { "cub_reduce", "hand_reduce", NULL },
+                                         { "cub_dot", "hand_dot", "cub_dot_host" }, { "cub_dot", "hand_dot", NULL },
+                                         { "cub_scan", NULL, NULL }, { NULL, "hand_ov1d", NULL },
+                                         { NULL, "hand_conv2d", NULL } };
+static const int wbytes[W_COUNT] = { 12, 4, 4, 8, 8, 8, 8, 8 };   /* bytes per element moved */
 
-static const char *wkey[W_COUNT] = { "map", "reduce", "dot", "scan", "ov1d", "conv2d" };
+static const char *wkey[W_COUNT] = { "map", "reduce", "reduce_vec", "dot", "dot_vec", "scan", "ov1d", "conv2d" };
 static const char *only;        /* --only: comma-separated keys of wkey */
 static int wanted(int w)
 {
@@ -119,7 +123,7 @@ static void use_plan(void)
     skel_set_plan(ov1d, plan); skel_set_plan(conv5, plan); skel_set_plan(inc, plan);
 }
 
-static skel_vec *x, *y, *r, *mx, *mr;
+static skel_vec *x, *y, *r, *mx, *mr, *rv;    /* rv: a 1-element result left on the GPU */
 static float w25[25], res;
 
 static int run(int w)
@@ -130,7 +134,9 @@ static int run(int w)
     switch (w) {
     case W_MAP: c.in[0] = x; c.in[1] = y; c.out = r; c.uniform = &a; return skel_run(saxpy, &c);
     case W_REDUCE: return skel_reduce(sum, x, &res);
+    case W_REDUCE_VEC: c.in[0] = x; c.out = rv; return skel_run(sum, &c);
     case W_DOT: return skel_mapreduce2(dot, x, y, &res);
+    case W_DOT_VEC: c.in[0] = x; c.in[1] = y; c.out = rv; return skel_run(dot, &c);
     case W_SCAN: return skel_scan(psum, r, x);
     case W_OV1D: return skel_overlap(ov1d, r, x, SKEL_EDGE_CONSTANT, NULL);
     default: c.in[0] = mx; c.out = mr; c.weights = w25; return skel_run(conv5, &c);
@@ -149,6 +155,7 @@ static void make_data(long n)
     check(skel_vec_new(&x, SKEL_FLOAT, (size_t)n), "x");
     check(skel_vec_new(&y, SKEL_FLOAT, (size_t)n), "y");
     check(skel_vec_new(&r, SKEL_FLOAT, (size_t)n), "r");
+    check(skel_vec_new(&rv, SKEL_FLOAT, 1), "rv");
     p = (float *)skel_write(x);
     for (i = 0; i < n; ++i) p[i] = (float)((i * 7919) % 2001 - 1000) * 1e-3f;
     p = (float *)skel_write(y);
@@ -165,7 +172,7 @@ static void make_data(long n)
 
 static void free_data(void)
 {
-    skel_free(x); skel_free(y); skel_free(r); skel_free(mx); skel_free(mr);
+    skel_free(x); skel_free(y); skel_free(r); skel_free(mx); skel_free(mr); skel_free(rv);
 }
 
 /* host-resident: make the host copy the only valid one (no copying) */
@@ -177,6 +184,7 @@ static void result_home(int w)
 {
     if (w == W_MAP || w == W_SCAN || w == W_OV1D) skel_read(r);
     if (w == W_CONV2D) skel_read(mr);
+    if (w == W_REDUCE_VEC || w == W_DOT_VEC) skel_read(rv);
 }
 
 static double measure(int w, int host, int reps)
@@ -230,7 +238,7 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--block") == 0 && i + 1 < argc) block = atoi(argv[++i]);
         else {
             fprintf(stderr, "usage: %s [--base file] [--lo 20] [--hi 28] [--backend cuda|opencl] [--jit]\n"
-                            "       [--compare opencl] [--only map,reduce,dot,scan,ov1d,conv2d] [--device-only] [--block N]\n", argv[0]);
+                            "       [--compare opencl] [--only map,reduce,reduce_vec,dot,dot_vec,scan,ov1d,conv2d] [--device-only] [--block N]\n", argv[0]);
             return 2;
         }
     }

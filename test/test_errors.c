@@ -173,8 +173,14 @@ SKEL_TEST(reduce_errors_leave_containers_unchanged)
     c.in[0] = a;
     REFUSED(e_red, &c, SKEL_EINVAL);                          /* whole reduce, no result */
     c.result = &res; c.out = r2;
-    REFUSED(e_red, &c, SKEL_EINVAL);                          /* whole reduce with an out */
-    c.out = NULL; c.in[0] = e;
+    REFUSED(e_red, &c, SKEL_EINVAL);                          /* whole reduce: result and out */
+    c.result = NULL;
+    REFUSED(e_red, &c, SKEL_ESIZE);                           /* into out: 2 elements, not 1 */
+    c.out = mo;
+    REFUSED(e_red, &c, SKEL_ESIZE);                           /* into out: a matrix */
+    c.out = e; c.in[0] = e;
+    REFUSED(e_red, &c, SKEL_ESIZE);                           /* into out: 0 elements */
+    c.out = NULL; c.result = &res;
     REFUSED(e_red, &c, SKEL_EEMPTY);                          /* empty: no identity */
     ST_EQ_INT(skel_reduce(e_red, e, &res), SKEL_EEMPTY);
     ST_CHECK(res == 77);

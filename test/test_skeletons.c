@@ -307,7 +307,7 @@ enum { OP_ADD = 1, OP_FIRST, OP_LAST };
     }                                                                         \
     static void red_case_##S(int which, size_t R, size_t C, int mat, int vi)  \
     {                                                                         \
-        int op = which % 10, dir = which / 10;                                \
+        int into = which >= 100, op = which % 10, dir = which % 100 / 10;     \
         size_t n = R * C, i, r, cc, L;                                        \
         uint64_t seed = st_seed(#S "red", (size_t)which * 1000003u + n, (size_t)vi); \
         T *h, res = (T)77;                                                    \
@@ -327,17 +327,21 @@ enum { OP_ADD = 1, OP_FIRST, OP_LAST };
         if (dir == SKEL_WHOLE) {                                              \
             W acc = 0;                                                        \
             double m = 0;                                                     \
-            c.result = &res;                                                  \
+            if (into) out = cont_##S(&res, 1, 1, 0); /* the value, left where it is made */ \
+            c.result = into ? NULL : &res;                                    \
+            c.out = out;                                                      \
             rc = skel_run(sk, &c);                                            \
+            if (into && rc == SKEL_OK) res = *(const T *)skel_read(out);      \
             if (n == 0) {                                                     \
                 ST_EQ_INT(rc, SKEL_EEMPTY);                                   \
+                if (into) res = *(const T *)skel_read(out);                   \
                 ST_CHECK(res == (T)77);   /* result untouched */              \
             } else {                                                          \
                 ST_OK(rc);                                                    \
                 for (i = 0; i < n; ++i) { acc = fold_##S(op, i == 0, acc, (W)h[i]); m += fabs((double)h[i]); } \
                 cmp1_##S("reduce", res, acc, m, rtol_sum(EPS, n));           \
             }                                                                 \
-            skel_free(in); free(h);                                           \
+            skel_free(in); skel_free(out); free(h);                            \
             return;                                                           \
         }                                                                     \
         L = dir == SKEL_ROWS ? R : C;                                         \
@@ -448,6 +452,7 @@ enum { OP_ADD = 1, OP_FIRST, OP_LAST };
         skel_free(in); skel_free(out); free(h); free(ref); free(mag);         \
     }                                                                         \
     SKEL_TEST(reduce_add_##S) { drive(#T, sizeof(T), BIG, red_case_##S, OP_ADD, 1, 1); } \
+    SKEL_TEST(reduce_add_into_out_##S) { drive(#T, sizeof(T), BIG, red_case_##S, 100 + OP_ADD, 1, 0); } \
     SKEL_TEST(reduce_keeps_index_order_first_##S) { drive(#T, sizeof(T), 0, red_case_##S, OP_FIRST, 1, 1); } \
     SKEL_TEST(reduce_keeps_index_order_last_##S) { drive(#T, sizeof(T), 0, red_case_##S, OP_LAST, 1, 1); } \
     SKEL_TEST(reduce_rows_##S) {                                              \
