@@ -1419,15 +1419,35 @@ static void _skel_variant_public(const _skel_variant *v, skel_variant *out)
    --------------------------------------------------------------------- */
 typedef void (*_skel_body)(void *ctx, int t, size_t lo, size_t hi);
 
+#if _SKEL_OMP
+/* The largest team opened so far.  GNU libgomp ends the threads a smaller
+   team leaves out and creates them again for the next larger one: a plan
+   that runs one call on 8 threads and the next on 16 paid 8 thread
+   creations per call (Pearson's five calls on the H100 machine: 3-5 times
+   slower than all on 8 or all on 16).  So every team has at least this
+   many threads; the ones beyond `parts` only pass the region's barrier. */
+static int _skel_omp_team;
+#endif
+
 /* Split [0, n) into `parts` contiguous ranges, in order, run in parallel.
    The split depends only on parts and n (not on how many threads OpenMP
    grants), so multi-phase algorithms see the same ranges every phase. */
 static void _skel_parallel(int parts, size_t n, _skel_body body, void *ctx)
 {
+#if _SKEL_OMP
+    int team;
+#endif
     if (parts <= 1 || n < 2) { body(ctx, 0, 0, n); return; }
     if ((size_t)parts > n) parts = (int)n;
 #if _SKEL_OMP
-    #pragma omp parallel num_threads(parts)
+    #pragma omp atomic read
+    team = _skel_omp_team;
+    if (team < parts) {
+        team = parts;
+        #pragma omp atomic write
+        _skel_omp_team = team;
+    }
+    #pragma omp parallel num_threads(team)
     {
         size_t np = (size_t)parts, p, q = n / np, rem = n % np;
         for (p = (size_t)omp_get_thread_num(); p < np; p += (size_t)omp_get_num_threads())
