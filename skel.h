@@ -184,8 +184,9 @@
          About 10-20 ns at depth 10 (open leaves' answers are computed
          once, when the plan is made or loaded).
        - Bulk selection: calls with the same call.group (non-zero) run in
-         the memory space the first call of the group chose, on the variant
-         their own plan ranks best there; skel_group_reset forgets.
+         the memory space the first call of the group chose: a call whose
+         own plan picks another space runs on the first call's variant;
+         skel_group_reset forgets.
        Tuning prints progress on stderr when stderr is a terminal or
        SKEL_VERBOSE is set (desc.quiet silences it).  skel_tune first looks
        for the plan file; if it holds the same configuration and the same
@@ -3286,7 +3287,7 @@ static void _skel_choose_default(const skel_call *c, const _skel_shape *sh, _ske
 
 /* execution plans (defined with the plans, below) */
 static int _skel_plan_pick(const skel_plan *p, const _skel_shape *sh, _skel_variant *v);
-static void _skel_group_apply(skel_skeleton *sk, const _skel_shape *sh, int group, _skel_variant *v);
+static void _skel_group_apply(int group, _skel_variant *v);
 
 /* Which variant runs this call: SKEL_BACKEND, else the plan (at the call's
    context point), else the default; then a bulk group's memory space. */
@@ -3300,7 +3301,7 @@ static int _skel_choose(skel_skeleton *sk, const skel_call *c, const _skel_shape
     if (_skel_env.forced >= 0) { v->backend = _skel_env.forced; return SKEL_OK; }
     if (!(sk->state && sk->state->plan && _skel_plan_pick(sk->state->plan, sh, v)))
         _skel_choose_default(c, sh, v);
-    if (c->group) _skel_group_apply(sk, sh, c->group, v);
+    if (c->group) _skel_group_apply(c->group, v);
     return SKEL_OK;
 }
 
@@ -3724,10 +3725,15 @@ int skel_set_plan(skel_skeleton *sk, skel_plan *p)
 }
 
 /* ---- bulk selection (seed 000 §4.2): the first call of a group fixes the
-   memory space; later calls of the group run there, on the variant their
-   own plan ranks best in that space. ---- */
+   memory space; a later call whose own plan picks another space runs on
+   the first call's variant instead.  (Its own plan's ranking in that space
+   is a poor guide: variants that lose there by far were pruned early.  On
+   the H100 machine Pearson's Reduce calls, moved to the host behind an
+   omp/16 MapReduce, ran on a host variant their plan had measured at few
+   points, 3 times slower.  The same thread count also keeps each thread on
+   the part of the data it read in the call before.) ---- */
 #define _SKEL_MAX_GROUPS 64
-static struct { int id, space; } _skel_groups[_SKEL_MAX_GROUPS];
+static struct { int id; _skel_variant v; } _skel_groups[_SKEL_MAX_GROUPS];
 static int _skel_ngroups;
 static pthread_mutex_t _skel_group_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -3740,38 +3746,21 @@ void skel_group_reset(int group)
     pthread_mutex_unlock(&_skel_group_lock);
 }
 
-static void _skel_group_apply(skel_skeleton *sk, const _skel_shape *sh, int group, _skel_variant *v)
+static void _skel_group_apply(int group, _skel_variant *v)
 {
-    int i, space = _skel_backends[v->backend].space, gs = -1;
+    int i;
     pthread_mutex_lock(&_skel_group_lock);
     for (i = 0; i < _skel_ngroups; ++i)
-        if (_skel_groups[i].id == group) { gs = _skel_groups[i].space; break; }
+        if (_skel_groups[i].id == group) {
+            if (_skel_backends[_skel_groups[i].v.backend].space != _skel_backends[v->backend].space)
+                *v = _skel_groups[i].v;
+            break;
+        }
     if (i == _skel_ngroups && _skel_ngroups < _SKEL_MAX_GROUPS) {
         _skel_groups[_skel_ngroups].id = group;
-        _skel_groups[_skel_ngroups++].space = space;
+        _skel_groups[_skel_ngroups++].v = *v;
     }
     pthread_mutex_unlock(&_skel_group_lock);
-    if (gs < 0 || gs == space) return;
-    if (sk->state && sk->state->plan && sk->state->plan->tree && sk->state->plan->tree->conf.dims == sh->dims) {
-        const _skel_tree *t = sk->state->plan->tree;
-        int w = _skel_tree_pick(t, sh->point, gs);
-        if (w >= 0) {
-            memset(v, 0, sizeof *v);
-            v->backend = t->vars[w].index;
-            v->threads = t->vars[w].threads; v->block = t->vars[w].block;
-            v->grid = t->vars[w].grid; v->devices = t->vars[w].devices;
-            return;
-        }
-    }
-    for (i = 0; i < _skel_nbackends; ++i)      /* that space's first backend, default parameters */
-        if (_skel_backends[i].space == gs) {
-            memset(v, 0, sizeof *v);
-            v->backend = i;
-            if (gs == 0 && _skel_nbackends > 1 && strcmp(_skel_backends[1].name, "omp") == 0 &&
-                sh->n >= (size_t)_skel_env.omp_threshold)
-                v->backend = 1;
-            return;
-        }
 }
 
 int skel_plan_stats_get(const skel_plan *p, skel_plan_stats *out)
