@@ -85,7 +85,10 @@
        identity to return.  A Scan given call.init starts from it: inclusive
        r[i] = init + a[0] + .. + a[i], exclusive r[0] = init (exclusive
        requires it).  A MapReduce with no inputs (an index-only map)
-       reduces the indices 0 .. call.count-1.  MapOverlap reads outside the data through the
+       reduces the indices 0 .. call.count-1.  A whole Reduce/MapReduce
+       writes call.result, or, given call.out (a 1-element vector)
+       instead, leaves the value there, where it was computed: a GPU call
+       then returns without waiting, and skel_read(out) fetches it.  MapOverlap reads outside the data through the
        edge policy: SKEL_EDGE_CONSTANT (the call's edge_value, default 0),
        SKEL_EDGE_CYCLIC (wrap around) or SKEL_EDGE_DUPLICATE (nearest
        element); the overlap may not exceed the length it runs along.
