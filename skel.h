@@ -3488,16 +3488,14 @@ static double _skel_tree_time(const _skel_tree *t, int p, int v)
     return rf[0] < 0 ? -1.0 : rf[0] * (double)t->conf.repeats + rf[1];
 }
 
-/* The fastest variant at p, among those running in memory space `space`
-   (-1: any); -1 if none ran. */
-static int _skel_tree_best(const _skel_tree *t, int p, int space)
+/* The fastest variant at p; -1 if none ran. */
+static int _skel_tree_best(const _skel_tree *t, int p)
 {
     int v, best = -1;
     double bt = 0, tv;
     for (v = 0; v < t->nvar; ++v) {
         tv = _skel_tree_time(t, p, v);
         if (tv < 0) continue;
-        if (space >= 0 && (t->vars[v].index < 0 || _skel_backends[t->vars[v].index].space != space)) continue;
         if (best < 0 || tv < bt) { best = v; bt = tv; }
     }
     return best;
@@ -3529,20 +3527,14 @@ static double _skel_tree_dist(const _skel_tree *t, const uint64_t *x, int p)
     return s;
 }
 
-/* Is variant v allowed in memory space `space` (-1: any)? */
-static int _skel_in_space(const _skel_tree *t, int v, int space)
-{
-    return space < 0 || (t->vars[v].index >= 0 && _skel_backends[t->vars[v].index].space == space);
-}
-
 /* Sum over the corners of open leaf nd of v's time / the best's there
    (a variant that did not run at a corner counts 10). */
-static double _skel_leaf_score(const _skel_tree *t, const _skel_pnode *nd, int v, int space)
+static double _skel_leaf_score(const _skel_tree *t, const _skel_pnode *nd, int v)
 {
     double sc = 0, tv, tb;
     int c, b;
     for (c = 0; c < 1 << t->conf.dims; ++c) {
-        b = space < 0 ? t->points[nd->corner[c]].winner : _skel_tree_best(t, nd->corner[c], space);
+        b = t->points[nd->corner[c]].winner;
         if (b < 0) continue;
         tv = _skel_tree_time(t, nd->corner[c], v);
         tb = _skel_tree_time(t, nd->corner[c], b);
@@ -3556,20 +3548,20 @@ static double _skel_leaf_score(const _skel_tree *t, const _skel_pnode *nd, int v
    that corner - a tie within the timing noise, where one disturbed
    measurement picks the winner - and then the tied variant that does best
    over all the leaf's corners.  -1: none ran at that corner. */
-static int _skel_open_pick(const _skel_tree *t, const _skel_pnode *nd, int k, int space)
+static int _skel_open_pick(const _skel_tree *t, const _skel_pnode *nd, int k)
 {
     int p = nd->corner[k], w, v, best;
     double tw, bs, sc, tv;
-    w = space < 0 ? t->points[p].winner : _skel_tree_best(t, p, space);
+    w = t->points[p].winner;
     if (w < 0 || t->conf.tolerance <= 0) return w;
     tw = _skel_tree_time(t, p, w);
     best = w;
     bs = -1;
     for (v = 0; v < t->nvar; ++v) {
         tv = _skel_tree_time(t, p, v);
-        if (v == w || tv < 0 || tv > tw * (1 + t->conf.tolerance) || !_skel_in_space(t, v, space)) continue;
-        if (bs < 0) bs = _skel_leaf_score(t, nd, w, space);
-        if ((sc = _skel_leaf_score(t, nd, v, space)) < bs) { best = v; bs = sc; }
+        if (v == w || tv < 0 || tv > tw * (1 + t->conf.tolerance)) continue;
+        if (bs < 0) bs = _skel_leaf_score(t, nd, w);
+        if ((sc = _skel_leaf_score(t, nd, v)) < bs) { best = v; bs = sc; }
     }
     return best;
 }
@@ -3577,9 +3569,9 @@ static int _skel_open_pick(const _skel_tree *t, const _skel_pnode *nd, int k, in
 /* The variant for x: a closed leaf's winner, else the winner at the nearest
    corner of the leaf (ties broken by _skel_open_pick).  In log space
    normalised per axis the distance is a sum over axes, so the nearest
-   corner takes, per axis, the end x is nearer to: x^2 <= lo*hi picks lo.  That needs no logarithm.  space >= 0
-   restricts the choice to variants in that memory space.  -1: none. */
-static int _skel_tree_pick(const _skel_tree *t, const size_t *point, int space)
+   corner takes, per axis, the end x is nearer to: x^2 <= lo*hi picks lo.  That needs no logarithm.
+   -1: none. */
+static int _skel_tree_pick(const _skel_tree *t, const size_t *point)
 {
     uint64_t x[2];
     const _skel_pnode *nd;
@@ -3590,15 +3582,14 @@ static int _skel_tree_pick(const _skel_tree *t, const size_t *point, int space)
         if (x[d] > t->conf.upper[d]) x[d] = t->conf.upper[d];
     }
     nd = &t->nodes[_skel_tree_leaf(t, x)];
-    if (nd->closed && (space < 0 || _skel_backends[t->vars[nd->winner].index].space == space))
-        return nd->winner;
+    if (nd->closed) return nd->winner;
     for (d = 0; d < t->conf.dims; ++d)
         if ((double)x[d] * (double)x[d] > (double)nd->lo[d] * (double)nd->hi[d]) k |= 1 << d;
-    v = space < 0 && t->parts ? nd->part[k] : _skel_open_pick(t, nd, k, space);
+    v = t->parts ? nd->part[k] : _skel_open_pick(t, nd, k);
     if (v >= 0) return v;
     /* that corner has no usable winner: the nearest corner that has one */
     for (i = 0; i < 1 << t->conf.dims; ++i) {
-        int w = space < 0 ? t->points[nd->corner[i]].winner : _skel_tree_best(t, nd->corner[i], space);
+        int w = t->points[nd->corner[i]].winner;
         if (w < 0) continue;
         dist = _skel_tree_dist(t, x, nd->corner[i]);
         if (best < 0 || dist < bd) { best = w; bd = dist; }
@@ -3612,7 +3603,7 @@ static int _skel_tree_lookup(const _skel_tree *t, const size_t *point)
 {
     uint64_t x = point[0];
     int lo = 0, hi = t->nreg - 1;
-    if (t->nreg <= 0) return _skel_tree_pick(t, point, -1);
+    if (t->nreg <= 0) return _skel_tree_pick(t, point);
     while (lo < hi) {
         int mid = (lo + hi + 1) / 2;
         if (t->rstart[mid] <= x) lo = mid;
@@ -4911,7 +4902,7 @@ static int _skel_tune_point(_skel_tuner *T, const uint64_t *x)
     SKEL_FREE(order);
     t->points[p].winner = -1;
     t->npoints++;
-    t->points[p].winner = _skel_tree_best(t, p, -1);
+    t->points[p].winner = _skel_tree_best(t, p);
     T->pcost[p] = _skel_tune_elapsed(T) - t0;
     _skel_tune_progress(T, 0);
     return p;
@@ -5292,7 +5283,7 @@ static int _skel_regions(const _skel_tree *t, _skel_region *out)
             if (r.v == -2) {
                 size_t pt[2];
                 for (d = 0; d < D; ++d) pt[d] = (size_t)r.lo[d];
-                r.v = _skel_tree_pick(t, pt, -1);
+                r.v = _skel_tree_pick(t, pt);
             }
             /* 1-D: merge with the previous region of the same variant (when
                only counting, the count is an upper bound) */
@@ -5321,7 +5312,7 @@ static int _skel_tree_index(_skel_tree *t)
         int k;
         for (k = 0; k < 4; ++k)
             t->nodes[i].part[k] = k < 1 << t->conf.dims && t->nodes[i].first_child < 0 && !t->nodes[i].closed
-                                ? _skel_open_pick(t, &t->nodes[i], k, -1) : -1;
+                                ? _skel_open_pick(t, &t->nodes[i], k) : -1;
     }
     t->parts = 1;
     if (t->conf.dims != 1) return SKEL_OK;
