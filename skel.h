@@ -165,7 +165,9 @@
          ranking at the nearest measured point), OpenMP threads woken before
          each first call; then every variant within twice the best gets one
          more repetition, after the others ran (a burst of interference can
-         spoil all of one variant's back-to-back repetitions).  Variants rank by T(r) = R*r + F, r = desc.repeats:
+         spoil all of one variant's back-to-back repetitions), and where
+         calls are cheap (< 1 ms) a first call is tried twice before it
+         cuts its variant.  Variants rank by T(r) = R*r + F, r = desc.repeats:
          the cost of r calls on the same data that starts where in_loc
          says (default r = 1: every call starts from there), so a GPU that
          loses the single call (uploads) can win at r = 10.
@@ -1795,7 +1797,7 @@ static void _skel_cpu_wake(const _skel_variant *v)
 {
     const _skel_backend *b = &_skel_backends[v->backend];
     int threads;
-    if (b->is_gpu || b->run != _skel_cpu_run) return;
+    if (b->run != _skel_cpu_run) return;
     threads = _skel_threads(v, b);
     if (threads > 1) _skel_parallel(threads, (size_t)threads, _skel_noop_body, NULL);
 }
@@ -4897,8 +4899,10 @@ static int _skel_tune_point(_skel_tuner *T, const uint64_t *x)
         rf[1] = F;
         if (R * t->conf.repeats + F < best) best = R * t->conf.repeats + F;
     }
-    if (made) _skel_remeasure_close(T, &s, p, order, best);
-    if (made) _skel_synth_free(&s);
+    if (made) {
+        _skel_remeasure_close(T, &s, p, order, best);
+        _skel_synth_free(&s);
+    }
     SKEL_FREE(order);
     t->points[p].winner = -1;
     t->npoints++;
@@ -5001,20 +5005,23 @@ static int _skel_tune_split(_skel_tuner *T, int i)
    three points, and the plan was up to 8 times slower at 250..5000. */
 static void _skel_mark_between(const _skel_tree *t, int p, int q, char *near)
 {
-    double sp = 1, sq = 1, env[16];
+    double sp = 1, sq = 1, w[16], env[16], tp, tq, tu;
     int v, k, d;
     for (d = 0; d < t->conf.dims; ++d) { sp *= (double)t->points[p].x[d]; sq *= (double)t->points[q].x[d]; }
     if (sp == sq) return;
-    for (k = 0; k < 16; ++k) env[k] = 1e300;
-    for (v = 0; v < 2 * t->nvar; ++v) {          /* pass 1: the envelope, pass 2: the marks */
-        int u = v % t->nvar;
-        double tp = _skel_tree_time(t, p, u), tq = _skel_tree_time(t, q, u);
-        if (tp < 0 || tq < 0) continue;
-        for (k = 0; k < 16; ++k) {
-            double s = sp * pow(sq / sp, (k + 1) / 17.0), tu = tp + (tq - tp) * (s - sp) / (sq - sp);
-            if (v < t->nvar && tu < env[k]) env[k] = tu;
-            if (v >= t->nvar && tu <= env[k] * (1 + t->conf.prune)) near[u] = 1;
-        }
+    for (k = 0; k < 16; ++k) {          /* the sizes between, log-spaced, as weights of q's end */
+        w[k] = (sp * pow(sq / sp, (k + 1) / 17.0) - sp) / (sq - sp);
+        env[k] = 1e300;
+    }
+    for (v = 0; v < t->nvar; ++v) {     /* the least line at each size */
+        if ((tp = _skel_tree_time(t, p, v)) < 0 || (tq = _skel_tree_time(t, q, v)) < 0) continue;
+        for (k = 0; k < 16; ++k)
+            if ((tu = tp + (tq - tp) * w[k]) < env[k]) env[k] = tu;
+    }
+    for (v = 0; v < t->nvar; ++v) {     /* the lines that come near it */
+        if ((tp = _skel_tree_time(t, p, v)) < 0 || (tq = _skel_tree_time(t, q, v)) < 0) continue;
+        for (k = 0; k < 16 && !near[v]; ++k)
+            if (tp + (tq - tp) * w[k] <= env[k] * (1 + t->conf.prune)) near[v] = 1;
     }
 }
 
