@@ -236,7 +236,16 @@
        SKEL_GPU_MAP_ITEMS    elements per Map work-item, loaded before storing (2)
        SKEL_GPU_REDUCE_TILE  bytes a work-group reads per reduce step, over all
                              inputs (16384)
-       SKEL_GPU_SCAN_TILE    bytes of one scan tile (32768)
+       SKEL_GPU_SCAN_TILE    bytes of one scan tile (40960)
+       SKEL_GPU_SCAN_REGS    NVIDIA: registers a scan work-item may use, so
+                             more groups fit an SM (0: the compiler picks;
+                             CUDA: __launch_bounds__ with the groups of
+                             SKEL_BLOCK work-items that fit 64K registers,
+                             OpenCL: -cl-nv-maxrregcount) (0)
+       SKEL_GPU_OV2_REGS     the same for the 2D MapOverlap (48: 5 groups
+                             of 256 instead of 4 at 56 registers; 2^28
+                             floats on an H100 at 88% of the copy rate
+                             instead of 83%; 40 registers spilled: 59%)
        SKEL_GPU_SHUFFLE      CUDA: warp shuffles in group reductions/scans (1)
        SKEL_GPU_OV2_W        columns of a 2D MapOverlap tile (32)
        SKEL_GPU_OV2_ITEMS    outputs per work-item, stacked vertically (16)
@@ -1904,7 +1913,9 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
                 buffer (in-place MapOverlap/MapArray) -- the steps already
                 name the scratch buffer where they read in[0];
              3. if plan->weights_bytes, upload call->weights (that many bytes)
-                to a read-only buffer for _SKEL_BUF_WEIGHTS; if
+                to a read-only buffer for _SKEL_BUF_WEIGHTS, unless that
+                buffer already holds them (_skel_wcache: no upload, no
+                wait between calls that share their weights); if
                 plan->zero_word, pass the device's zero word as
                 _SKEL_BUF_ZERO (zero it when new, or when a call that used
                 it could not launch all its steps: the kernels leave it
@@ -2021,7 +2032,13 @@ static const char *_skel_kind_name(int kind);
 #define SKEL_GPU_REDUCE_TILE 16384
 #endif
 #ifndef SKEL_GPU_SCAN_TILE
-#define SKEL_GPU_SCAN_TILE 32768
+#define SKEL_GPU_SCAN_TILE 40960
+#endif
+#ifndef SKEL_GPU_SCAN_REGS      /* NVIDIA: registers a scan work-item may use (0: the compiler's choice) */
+#define SKEL_GPU_SCAN_REGS 0
+#endif
+#ifndef SKEL_GPU_OV2_REGS       /* the same for the 2D MapOverlap */
+#define SKEL_GPU_OV2_REGS 48
 #endif
 #ifndef SKEL_GPU_SHUFFLE         /* 0: CUDA group reductions and scans through shared memory */
 #define SKEL_GPU_SHUFFLE 1
@@ -2086,6 +2103,38 @@ typedef struct _skel_kplan {
     int zero_word;              /* a step takes _SKEL_BUF_ZERO */
 } _skel_kplan;
 
+/* The weights a device buffer holds (a host copy of what was uploaded):
+   calls with the same weights upload nothing.  An upload per call cost
+   more than the kernel itself at 2^24 elements: a synchronous copy makes
+   the GPU wait for the host between calls. */
+typedef struct _skel_wcache {
+    void *bytes;
+    size_t len;
+} _skel_wcache;
+
+static int _skel_wcache_holds(const _skel_wcache *wc, const void *w, size_t len)
+{
+    return wc->bytes && wc->len == len && memcmp(wc->bytes, w, len) == 0;
+}
+
+static void _skel_wcache_forget(_skel_wcache *wc)
+{
+    SKEL_FREE(wc->bytes);
+    wc->bytes = NULL;
+    wc->len = 0;
+}
+
+/* after the buffer was given w: remember them (without memory, the next
+   call just uploads again) */
+static void _skel_wcache_keep(_skel_wcache *wc, const void *w, size_t len)
+{
+    _skel_wcache_forget(wc);
+    if ((wc->bytes = SKEL_MALLOC(len)) != NULL) {
+        memcpy(wc->bytes, w, len);
+        wc->len = len;
+    }
+}
+
 static void _skel_kernel_opts_defaults(const _skel_kernel_opts *in, _skel_kernel_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -2119,11 +2168,12 @@ static void _skel_kernel_geometry(const skel_skeleton *sk, const _skel_kernel_op
     g->scan_items = (int)(SKEL_GPU_SCAN_TILE / esz) / g->block;
     /* a small block gets a smaller tile rather than longer unrolled loops
        (registers; PoCL's compile time grows with them): at most 16 reduce
-       and 32 scan elements a work-item (a scan tile of 32 a work-item ran
-       at 91% of CUB on an H100, 16 at 78%: fewer look-backs, more bytes
-       in flight) */
+       and 40 scan elements a work-item (scan tiles of 16, 32 and 40 float
+       elements a work-item ran at 78%, 91% and 96% of CUB on an H100 at
+       2^26 elements: fewer look-backs, more bytes in flight; 40 is the
+       most that CUDA's 48 KiB of static shared memory holds) */
     if (g->reduce_items > 16) g->reduce_items = 16;
-    if (g->scan_items > 32) g->scan_items = 32;
+    if (g->scan_items > 40) g->scan_items = 40;
     /* ... and a device with less local memory a smaller scan tile */
     while (g->scan_items > 2 && _skel_scan_local_bytes(g->block, g->scan_items, esz) > o.local_mem)
         g->scan_items /= 2;
@@ -2144,6 +2194,7 @@ static void _skel_kernel_geometry(const skel_skeleton *sk, const _skel_kernel_op
 static const char _skel_prelude_cuda[] =
     "#define SKEL_CUDA 1\n"
     "#define SKEL_KERNEL extern \"C\" __global__\n"
+    "#define SKEL_MIN_GROUPS(n) __launch_bounds__(SKEL_BLOCK, n)\n"
     "#define SKEL_DEVICE static __device__ __forceinline__\n"
     "#define SKEL_GLOBAL\n"
     "#define SKEL_CONSTANT_PTR\n"
@@ -2170,6 +2221,7 @@ static const char _skel_prelude_opencl[] =
     "#define SKEL_OPENCL 1\n"
     "#define SKEL_HAS_SHUFFLE 0\n"
     "#define SKEL_KERNEL __kernel\n"
+    "#define SKEL_MIN_GROUPS(n)\n"
     "#define SKEL_DEVICE static inline\n"
     "#if defined(cl_nv_pragma_unroll)\n"
     "#define SKEL_UNROLL _Pragma(\"unroll\")\n"
@@ -2479,7 +2531,7 @@ static const char _skel_tpl_scan[] =
     "#endif\n"
     "    return ((skel_uint)w & 3u) == 2u;\n"
     "}\n"
-    "SKEL_KERNEL void skel_scan(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *in, skel_index rows,\n"
+    "SKEL_KERNEL SKEL_SCAN_BOUNDS void skel_scan(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *in, skel_index rows,\n"
     "                           skel_index cols, SKEL_GLOBAL skel_uint *state, SKEL_GLOBAL skel_to *carries,\n"
     "                           skel_uint base, skel_uint epoch, int exclusive, skel_to init)\n"
     "{\n"
@@ -2500,10 +2552,16 @@ static const char _skel_tpl_scan[] =
     "    lo = row * cols + seg * SKEL_STILE;\n"
     "    left = cols - seg * SKEL_STILE;\n"
     "    valid = left < SKEL_STILE ? (int)left : SKEL_STILE;\n"
-    "    for (k = 0; k < SKEL_SITEMS; ++k) {\n"
-    "        int e = k * SKEL_BLOCK + lid;\n"
-    "        if (e < valid) s[SKEL_PAD(e)] = in[lo + e];\n"
-    "    }\n"
+    "    if (valid == SKEL_STILE) {   /* a whole tile: every load issued before any store */\n"
+    "        SKEL_UNROLL\n"
+    "        for (k = 0; k < SKEL_SITEMS; ++k) v[k] = in[lo + k * SKEL_BLOCK + lid];\n"
+    "        SKEL_UNROLL\n"
+    "        for (k = 0; k < SKEL_SITEMS; ++k) s[SKEL_PAD(k * SKEL_BLOCK + lid)] = v[k];\n"
+    "    } else\n"
+    "        for (k = 0; k < SKEL_SITEMS; ++k) {\n"
+    "            int e = k * SKEL_BLOCK + lid;\n"
+    "            if (e < valid) s[SKEL_PAD(e)] = in[lo + e];\n"
+    "        }\n"
     "    SKEL_BARRIER();\n"
     "    b = lid * SKEL_SITEMS;\n"
     "    cnt = (valid + SKEL_SITEMS - 1) / SKEL_SITEMS;\n"
@@ -2565,10 +2623,14 @@ static const char _skel_tpl_scan_tail[] =
     "            if (b + k < valid) { c = hc ? SKEL_OP(c, v[k]) : v[k]; hc = 1; s[SKEL_PAD(b + k)] = c; }\n"
     "    }\n"
     "    SKEL_BARRIER();\n"
-    "    for (k = 0; k < SKEL_SITEMS; ++k) {\n"
-    "        int e = k * SKEL_BLOCK + lid;\n"
-    "        if (e < valid) out[lo + e] = s[SKEL_PAD(e)];\n"
-    "    }\n"
+    "    if (valid == SKEL_STILE) {\n"
+    "        SKEL_UNROLL\n"
+    "        for (k = 0; k < SKEL_SITEMS; ++k) out[lo + k * SKEL_BLOCK + lid] = s[SKEL_PAD(k * SKEL_BLOCK + lid)];\n"
+    "    } else\n"
+    "        for (k = 0; k < SKEL_SITEMS; ++k) {\n"
+    "            int e = k * SKEL_BLOCK + lid;\n"
+    "            if (e < valid) out[lo + e] = s[SKEL_PAD(e)];\n"
+    "        }\n"
     "}\n";
 
 /* MapOverlap 1D: a tile plus its halo is loaded into local memory with the
@@ -2620,7 +2682,7 @@ static const char _skel_tpl_overlap2d[] =
     "#define SKEL_LH (SKEL_O2H + 2 * SKEL_DR)\n"
     "#define SKEL_O2I (SKEL_O2H / (SKEL_BLOCK / SKEL_O2W))\n"
     "#define SKEL_LN ((SKEL_LH * SKEL_LW + SKEL_BLOCK - 1) / SKEL_BLOCK)\n"
-    "SKEL_KERNEL void skel_overlap2d(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *in, skel_index rows,\n"
+    "SKEL_KERNEL SKEL_OV2_BOUNDS void skel_overlap2d(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *in, skel_index rows,\n"
     "                                skel_index cols, int edge, skel_to edge_value SKEL_W_PARAM SKEL_U_PARAM)\n"
     "{\n"
     "    SKEL_LOCAL skel_to s[SKEL_LH * SKEL_LW];\n"
@@ -2749,6 +2811,16 @@ static void _skel_put_func(_skel_sbuf *b, const char *src, int param, const char
     _skel_sbuf_str(b, "\n");
 }
 
+/* A kernel's register cap as CUDA states it: the groups of `block`
+   work-items that fit an SM's 64K registers at `regs` each (exact for
+   blocks up to 256; nothing where fewer than 2 groups fit, or regs is 0). */
+static void _skel_put_bounds(_skel_sbuf *b, const char *name, int block, int regs)
+{
+    int groups = regs > 0 ? 65536 / (block * regs) : 0;
+    if (groups >= 2) _skel_sbuf_printf(b, "#define %s SKEL_MIN_GROUPS(%d)\n", name, groups);
+    else _skel_sbuf_printf(b, "#define %s\n", name);
+}
+
 /* "a0[i], a1[i], " style element arguments and the in-parameter list */
 static void _skel_put_inputs(_skel_sbuf *b, const skel_skeleton *sk)
 {
@@ -2869,6 +2941,7 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
         _skel_sbuf_str(&b, _skel_tpl_reduce_matrix);
         break;
     case SKEL_KIND_SCAN:
+        _skel_put_bounds(&b, "SKEL_SCAN_BOUNDS", g.block, SKEL_GPU_SCAN_REGS);
         _skel_sbuf_str(&b, _skel_tpl_scan);
         _skel_sbuf_str(&b, _skel_tpl_scan_lookback);
         _skel_sbuf_str(&b, _skel_tpl_scan_tail);
@@ -2879,6 +2952,7 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
         break;
     case SKEL_KIND_OVERLAP2D:
         _skel_sbuf_printf(&b, "#define SKEL_DR %d\n#define SKEL_DC %d\n", sk->dr, sk->dc);
+        _skel_put_bounds(&b, "SKEL_OV2_BOUNDS", g.block, SKEL_GPU_OV2_REGS);
         if (sk->weighted)
             _skel_sbuf_printf(&b, "#define SKEL_W_PARAM , SKEL_CONSTANT_PTR const skel_to *w\n"
                               "#define SKEL_OV2CALL(p, st) %s(p, st, w + SKEL_DR * (2 * SKEL_DC + 1) + SKEL_DC SKEL_U_ARG)\n",

@@ -247,6 +247,7 @@ typedef struct _skel_cl_dev {
     cl_platform_id platform;
     cl_device_id id;
     char platform_version[64], c_version[64];
+    int nv_options;                 /* cl_nv_compiler_options: -cl-nv-maxrregcount */
 } _skel_cl_dev;
 
 static struct {
@@ -262,6 +263,8 @@ static struct {
     int backend, space;             /* registry index, memory space id */
     cl_mem scratch[3];              /* reused between calls (in-order queue) */
     cl_mem zero_word;               /* _SKEL_BUF_ZERO: zero between calls */
+    cl_mem weights;                 /* _SKEL_BUF_WEIGHTS, ... */
+    _skel_wcache weights_held;      /* ... and the weights it holds */
     cl_mem result_stage;            /* page-locked landing place of scalar results ... */
     void *result_host;              /* ... mapped once for good (NULL: read into call.result) */
     int result_tried;               /* the stage was tried (once: a failure is not retried) */
@@ -369,6 +372,7 @@ static void _skel_cl_describe(_skel_cl_dev *d)
     i->max_alloc = (size_t)ma;
     i->max_work_group = wg;
     i->fp64 = _skel_cl_has_ext(d->id, "cl_khr_fp64") || _skel_cl_has_ext(d->id, "__opencl_c_fp64");
+    d->nv_options = _skel_cl_has_ext(d->id, "cl_nv_compiler_options");
 }
 
 static int _skel_cl_icase_contains(const char *hay, const char *needle)
@@ -677,6 +681,12 @@ static int _skel_cl_source(const skel_skeleton *sk, int block, char **src, char 
     /* OpenCL C 1.2 where the device has it (the templates need nothing newer) */
     snprintf(options, 64, "%s", strstr(d->c_version, "OpenCL C 1.0") || strstr(d->c_version, "OpenCL C 1.1")
                                     ? "" : "-cl-std=CL1.2");
+    /* NVIDIA: the register caps CUDA states with __launch_bounds__ */
+    if (d->nv_options) {
+        int regs = sk->kind == SKEL_KIND_SCAN ? SKEL_GPU_SCAN_REGS : sk->kind == SKEL_KIND_OVERLAP2D ? SKEL_GPU_OV2_REGS : 0;
+        if (regs > 0)
+            snprintf(options + strlen(options), 64 - strlen(options), " -cl-nv-maxrregcount=%d", regs);
+    }
     *key = _skel_hash_str(_SKEL_HASH_SEED, *src);
     *key = _skel_hash_str(*key, options);
     *key = _skel_hash_str(*key, d->info.platform);
@@ -859,7 +869,6 @@ static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const 
     _skel_kernel_opts o;
     _skel_cl_prog *prog = NULL;
     cl_mem buf[_SKEL_NBUFS];
-    cl_mem weights = NULL;
     size_t esz = _skel_types[sk->out_type].size;
     int block = v->block ? v->block : 256, i, k, rc = SKEL_OK;
     memset(buf, 0, sizeof buf);
@@ -904,13 +913,20 @@ static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const 
     if (plan.copy_in0 >= 0 && call->in[0]->n)
         _SKEL_TRY(_SKEL_CL(clEnqueueCopyBuffer, _skel_cl.queue, buf[_SKEL_BUF_IN0], buf[_SKEL_BUF_SCRATCH0 + plan.copy_in0],
                            0, 0, call->in[0]->n * call->in[0]->esz, 0, NULL, NULL));
-    if (plan.weights_bytes) {
+    if (plan.weights_bytes && !_skel_wcache_holds(&_skel_cl.weights_held, call->weights, plan.weights_bytes)) {
+        /* a new buffer, filled when made (so the caller may change its
+           weights at once); the old one is freed once the queue is done
+           with it */
         cl_int err;
-        weights = _skel_cl.api.clCreateBuffer(_skel_cl.ctx, _SKEL_CL_MEM_READ_ONLY | _SKEL_CL_MEM_COPY_HOST_PTR,
-                                              plan.weights_bytes, (void *)call->weights, &err);
+        if (_skel_cl.weights) _skel_cl.api.clReleaseMemObject(_skel_cl.weights);
+        _skel_wcache_forget(&_skel_cl.weights_held);
+        _skel_cl.weights = _skel_cl.api.clCreateBuffer(_skel_cl.ctx, _SKEL_CL_MEM_READ_ONLY | _SKEL_CL_MEM_COPY_HOST_PTR,
+                                                       plan.weights_bytes, (void *)call->weights, &err);
+        if (err != 0) _skel_cl.weights = NULL;
         _SKEL_TRY(_SKEL_CL_ERR(err, clCreateBuffer));
-        buf[_SKEL_BUF_WEIGHTS] = weights;
+        _skel_wcache_keep(&_skel_cl.weights_held, call->weights, plan.weights_bytes);
     }
+    if (plan.weights_bytes) buf[_SKEL_BUF_WEIGHTS] = _skel_cl.weights;
     for (i = 0; i < plan.nsteps && rc == SKEL_OK; ++i) {
         const _skel_kstep *s = &plan.step[i];
         cl_kernel kern = NULL;
@@ -937,7 +953,6 @@ static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const 
             rc = _SKEL_CL(clEnqueueNDRangeKernel, _skel_cl.queue, kern, 1, NULL, &global, &local, 0, NULL, NULL);
         if (rc == SKEL_OK) _skel_cl.stats.launches++;
     }
-    if (weights) _skel_cl.api.clReleaseMemObject(weights);   /* freed once the queue is done with it */
     /* every step enqueued: the kernels leave the zero word zero, and the next
        kernel that uses it runs after them (one in-order queue) */
     if (rc == SKEL_OK) _skel_cl.zero_dirty = 0;

@@ -353,6 +353,7 @@ typedef struct _skel_cuda_dev {
     pthread_mutex_t run_lock;   /* one call at a time owns the scratch buffers */
     _skel_CUdeviceptr scratch[4];   /* the plan's scratch buffers 0..2, then the weights */
     size_t scratch_cap[4];
+    _skel_wcache weights;           /* what scratch[3] holds */
     _skel_CUdeviceptr results;      /* per-part scalar results of a split call */
     void *pinned_result;            /* page-locked landing place of a scalar result */
     _skel_CUdeviceptr pinned_result_dev;  /* the same memory, as kernels see it (0: copy instead) */
@@ -1008,6 +1009,7 @@ static int _skel_cuda_scratch(_skel_cuda_dev *d, int slot, size_t bytes, _skel_C
     if (d->scratch_cap[slot] < bytes) {
         size_t cap = bytes < 4096 ? 4096 : bytes + bytes / 4;
         if (d->scratch[slot]) _skel_cu.cuMemFree_v2(d->scratch[slot]);
+        if (slot == 3) _skel_wcache_forget(&d->weights);
         d->scratch[slot] = 0;
         d->scratch_cap[slot] = 0;
         _SKEL_TRY(_skel_cuda_budget(cap));
@@ -1044,7 +1046,21 @@ static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, c
                                             p->scratch[p->copy_in0])));
     if (p->weights_bytes) {
         _SKEL_TRY(_skel_cuda_scratch(dv, 3, p->weights_bytes, &bufs[_SKEL_BUF_WEIGHTS]));
-        _SKEL_TRY(_SKEL_CU(cuMemcpyHtoD_v2, (bufs[_SKEL_BUF_WEIGHTS], c->weights, p->weights_bytes)));
+        if (!_skel_wcache_holds(&dv->weights, c->weights, p->weights_bytes)) {
+            /* stream-ordered after the kernels that read the old weights,
+               from the cache's copy: pageable memory is staged before the
+               call returns (the caller's could be page-locked, and
+               change while the copy waits) */
+            const void *src;
+            int rc;
+            _skel_wcache_keep(&dv->weights, c->weights, p->weights_bytes);
+            src = dv->weights.bytes ? dv->weights.bytes : c->weights;
+            rc = _SKEL_CU(cuMemcpyHtoDAsync_v2, (bufs[_SKEL_BUF_WEIGHTS], src, p->weights_bytes, NULL));
+            if (rc != SKEL_OK) {
+                _skel_wcache_forget(&dv->weights);
+                return rc;
+            }
+        }
     }
     if (p->zero_word) {
         if (!dv->zero_word) {

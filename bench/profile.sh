@@ -14,7 +14,8 @@ export PATH=/usr/local/cuda/bin:$PATH
 export SKEL_CACHE_DIR=/tmp/skel-cache-profile
 NCU="ncu --clock-control none --section SpeedOfLight --section Occupancy --section LaunchStats
      --section WarpStateStats --section MemoryWorkloadAnalysis --launch-skip 2 --launch-count 1"
-nvcc -O3 -arch=sm_90 -std=c++17 -o build/gpu_base bench/gpu_base.cu >"$OUT/nvcc.log" 2>&1 || echo "gpu_base build FAILED"
+[ -x build/gpu_base ] || nvcc -O3 -arch=sm_90 -std=c++17 -o build/gpu_base bench/gpu_base.cu >"$OUT/nvcc.log" 2>&1 ||
+    echo "gpu_base build FAILED"
 cc -O3 -march=native -std=c99 -fopenmp ${CFLAGS_EXTRA:-} -I. bench/gpu.c -o build/bench_gpu -ldl -lpthread -lm || exit 1
 build/bench_gpu --lo "$N" --hi "$N" --only "$W" --device-only >/dev/null 2>&1    # fills the kernel cache
 IFS=, read -ra ws <<<"$W"
