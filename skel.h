@@ -237,15 +237,16 @@
        SKEL_GPU_REDUCE_TILE  bytes a work-group reads per reduce step, over all
                              inputs (16384)
        SKEL_GPU_SCAN_TILE    bytes of one scan tile (40960)
-       SKEL_GPU_SCAN_REGS    NVIDIA: registers a scan work-item may use, so
-                             more groups fit an SM (0: the compiler picks;
-                             CUDA: __launch_bounds__ with the groups of
-                             SKEL_BLOCK work-items that fit 64K registers,
-                             OpenCL: -cl-nv-maxrregcount) (0)
+       SKEL_GPU_SCAN_REGS    CUDA: registers a scan work-item may use, so
+                             more groups fit an SM (__launch_bounds__ with
+                             the groups of SKEL_BLOCK work-items that fit
+                             64K registers; 0: the compiler picks) (0)
        SKEL_GPU_OV2_REGS     the same for the 2D MapOverlap (48: 5 groups
                              of 256 instead of 4 at 56 registers; 2^28
                              floats on an H100 at 88% of the copy rate
-                             instead of 83%; 40 registers spilled: 59%)
+                             instead of 83%; 40 registers spilled: 59%.
+                             NVIDIA's OpenCL with -cl-nv-maxrregcount=48
+                             ran at half its speed without: not used) (48)
        SKEL_GPU_SHUFFLE      CUDA: warp shuffles in group reductions/scans (1)
        SKEL_GPU_OV2_W        columns of a 2D MapOverlap tile (32)
        SKEL_GPU_OV2_ITEMS    outputs per work-item, stacked vertically (16)
@@ -2034,7 +2035,7 @@ static const char *_skel_kind_name(int kind);
 #ifndef SKEL_GPU_SCAN_TILE
 #define SKEL_GPU_SCAN_TILE 40960
 #endif
-#ifndef SKEL_GPU_SCAN_REGS      /* NVIDIA: registers a scan work-item may use (0: the compiler's choice) */
+#ifndef SKEL_GPU_SCAN_REGS      /* CUDA: registers a scan work-item may use (0: the compiler's choice) */
 #define SKEL_GPU_SCAN_REGS 0
 #endif
 #ifndef SKEL_GPU_OV2_REGS       /* the same for the 2D MapOverlap */

@@ -247,7 +247,6 @@ typedef struct _skel_cl_dev {
     cl_platform_id platform;
     cl_device_id id;
     char platform_version[64], c_version[64];
-    int nv_options;                 /* cl_nv_compiler_options: -cl-nv-maxrregcount */
 } _skel_cl_dev;
 
 static struct {
@@ -372,7 +371,6 @@ static void _skel_cl_describe(_skel_cl_dev *d)
     i->max_alloc = (size_t)ma;
     i->max_work_group = wg;
     i->fp64 = _skel_cl_has_ext(d->id, "cl_khr_fp64") || _skel_cl_has_ext(d->id, "__opencl_c_fp64");
-    d->nv_options = _skel_cl_has_ext(d->id, "cl_nv_compiler_options");
 }
 
 static int _skel_cl_icase_contains(const char *hay, const char *needle)
@@ -681,12 +679,6 @@ static int _skel_cl_source(const skel_skeleton *sk, int block, char **src, char 
     /* OpenCL C 1.2 where the device has it (the templates need nothing newer) */
     snprintf(options, 64, "%s", strstr(d->c_version, "OpenCL C 1.0") || strstr(d->c_version, "OpenCL C 1.1")
                                     ? "" : "-cl-std=CL1.2");
-    /* NVIDIA: the register caps CUDA states with __launch_bounds__ */
-    if (d->nv_options) {
-        int regs = sk->kind == SKEL_KIND_SCAN ? SKEL_GPU_SCAN_REGS : sk->kind == SKEL_KIND_OVERLAP2D ? SKEL_GPU_OV2_REGS : 0;
-        if (regs > 0)
-            snprintf(options + strlen(options), 64 - strlen(options), " -cl-nv-maxrregcount=%d", regs);
-    }
     *key = _skel_hash_str(_SKEL_HASH_SEED, *src);
     *key = _skel_hash_str(*key, options);
     *key = _skel_hash_str(*key, d->info.platform);
