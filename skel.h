@@ -250,10 +250,6 @@
        SKEL_GPU_SHUFFLE      CUDA: warp shuffles in group reductions/scans (1)
        SKEL_GPU_OV2_W        columns of a 2D MapOverlap tile (32)
        SKEL_GPU_OV2_ITEMS    outputs per work-item, stacked vertically (16)
-       SKEL_GPU_OV2_SMALL_ITEMS  the same for matrices whose big tiles
-                             would not fill the GPU (4)
-       SKEL_GPU_OV2_FILL     groups per compute unit the big tiles must make
-                             to be used (16)
 
    VERSION 0.1.0
        next   the tuner: dispatch trees, plan files, bulk groups.
@@ -2029,10 +2025,6 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
                       w (weighted instances): (2dR+1) x (2dC+1) weights;
                       tiles of geom.ov2_w x geom.ov2_h outputs; groups =
                       ceil(cols/ov2_w) * ceil(rows/ov2_h).  out must not alias in.
-                  skel_overlap2d_small(the same parameters)
-                      tiles of geom.ov2_w x geom.ov2_small_h: the plan's
-                      choice where the big tiles make fewer than 16 groups
-                      per compute unit.
    --------------------------------------------------------------------- */
 enum { _SKEL_DIALECT_CUDA = 1, _SKEL_DIALECT_OPENCL = 2 };
 static const char *_skel_kind_name(int kind);
@@ -2061,12 +2053,6 @@ static const char *_skel_kind_name(int kind);
 #ifndef SKEL_GPU_OV2_ITEMS
 #define SKEL_GPU_OV2_ITEMS 16
 #endif
-#ifndef SKEL_GPU_OV2_SMALL_ITEMS  /* the same for matrices too small to fill the GPU with those tiles */
-#define SKEL_GPU_OV2_SMALL_ITEMS 4
-#endif
-#ifndef SKEL_GPU_OV2_FILL         /* big tiles only where they make this many groups per compute unit */
-#define SKEL_GPU_OV2_FILL 16
-#endif
 
 /* What the generator may assume about the device.  Zero fields take the
    default; resolve with _skel_kernel_opts_defaults. */
@@ -2080,7 +2066,7 @@ typedef struct _skel_kernel_opts {
 /* Tile sizes the templates use for one instance (depend on opts and types). */
 typedef struct _skel_kernel_geom {
     int block, map_items, reduce_items, scan_items, ov_items;
-    int reduce_tile, scan_tile, ov_tile, ovc_w, ovc_h, ov2_w, ov2_h, ov2_small_h;
+    int reduce_tile, scan_tile, ov_tile, ovc_w, ovc_h, ov2_w, ov2_h;
 } _skel_kernel_geom;
 
 /* ---- launch plans ---- */
@@ -2203,7 +2189,6 @@ static void _skel_kernel_geometry(const skel_skeleton *sk, const _skel_kernel_op
     g->ov2_w = SKEL_GPU_OV2_W;          /* a warp's worth of columns ... */
     if (g->ov2_w > g->block) g->ov2_w = g->block;
     g->ov2_h = g->block / g->ov2_w * SKEL_GPU_OV2_ITEMS;    /* ... and rows per work-item */
-    g->ov2_small_h = g->block / g->ov2_w * SKEL_GPU_OV2_SMALL_ITEMS;
 }
 
 /* ---- the preludes ---- */
@@ -2698,7 +2683,7 @@ static const char _skel_tpl_overlap2d[] =
     "#define SKEL_LH (SKEL_O2H + 2 * SKEL_DR)\n"
     "#define SKEL_O2I (SKEL_O2H / (SKEL_BLOCK / SKEL_O2W))\n"
     "#define SKEL_LN ((SKEL_LH * SKEL_LW + SKEL_BLOCK - 1) / SKEL_BLOCK)\n"
-    "SKEL_KERNEL SKEL_OV2_BOUNDS void SKEL_OV2_NAME(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *in, skel_index rows,\n"
+    "SKEL_KERNEL SKEL_OV2_BOUNDS void skel_overlap2d(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *in, skel_index rows,\n"
     "                                skel_index cols, int edge, skel_to edge_value SKEL_W_PARAM SKEL_U_PARAM)\n"
     "{\n"
     "    SKEL_LOCAL skel_to s[SKEL_LH * SKEL_LW];\n"
@@ -2976,13 +2961,6 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
         else
             _skel_sbuf_printf(&b, "#define SKEL_W_PARAM\n#define SKEL_OV2CALL(p, st) %s(p, st SKEL_U_ARG)\n",
                               sk->func_name);
-        /* two kernels: tiles of SKEL_O2H rows, and smaller ones for
-           matrices too small to fill the GPU with those (the template's
-           own macros are redefined with the same text, which C allows) */
-        _skel_sbuf_str(&b, "#define SKEL_OV2_NAME skel_overlap2d\n");
-        _skel_sbuf_str(&b, _skel_tpl_overlap2d);
-        _skel_sbuf_printf(&b, "#undef SKEL_O2H\n#undef SKEL_OV2_NAME\n#define SKEL_O2H %d\n"
-                          "#define SKEL_OV2_NAME skel_overlap2d_small\n", g.ov2_small_h);
         _skel_sbuf_str(&b, _skel_tpl_overlap2d);
         break;
     case SKEL_KIND_MAPARRAY:
@@ -3020,16 +2998,6 @@ static void _skel_karg_uniform(_skel_kstep *s, const skel_skeleton *sk)
     if (sk->has_uniform) s->arg[s->nargs++].kind = _SKEL_ARG_UNIFORM;
 }
 static size_t _skel_cdiv(size_t a, size_t b) { return (a + b - 1) / b; }
-
-/* groups per compute unit the 2D overlap's big tiles must make (tests
-   move it to run either kernel at any size) */
-static long _skel_ov2_fill = SKEL_GPU_OV2_FILL;
-long _skel_test_ov2_fill(long groups_per_unit)   /* returns the old value */
-{
-    long old = _skel_ov2_fill;
-    _skel_ov2_fill = groups_per_unit;
-    return old;
-}
 
 int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_shape *sh,
                       const _skel_kernel_opts *opts, _skel_kplan *p)
@@ -3177,17 +3145,7 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
             p->copy_in0 = 0;
             in0 = _SKEL_BUF_SCRATCH0;
         }
-        {   /* big tiles where they make _skel_ov2_fill groups per compute
-               unit or more (H100, 5x5 floats: 2048 x 2048 made 1024 groups
-               of 32 x 128, 1.6 waves of 660 resident ones, and ran at 62%
-               of the copy rate) */
-            size_t big = _skel_cdiv(C, (size_t)g.ov2_w) * _skel_cdiv(R, (size_t)g.ov2_h);
-            if (big >= (size_t)o.compute_units * (size_t)_skel_ov2_fill)
-                s = _skel_kstep_new(p, "skel_overlap2d", big);
-            else
-                s = _skel_kstep_new(p, "skel_overlap2d_small",
-                                    _skel_cdiv(C, (size_t)g.ov2_w) * _skel_cdiv(R, (size_t)g.ov2_small_h));
-        }
+        s = _skel_kstep_new(p, "skel_overlap2d", _skel_cdiv(C, (size_t)g.ov2_w) * _skel_cdiv(R, (size_t)g.ov2_h));
         _skel_karg_buf(s, _SKEL_BUF_OUT);
         _skel_karg_buf(s, in0);
         _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)R);

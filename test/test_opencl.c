@@ -73,7 +73,6 @@ SKEL_OVERLAP(c_ov, c_sten, float, 1)
 SKEL_REDUCE(c_sumd, c_addd, double)
 SKEL_REDUCE(c_firstnz, c_first, int32_t)
 SKEL_SCAN(c_lastnz, c_last, int32_t)
-SKEL_CONV2D(c_conv, float, 2, 2)
 /* valid C99 but not OpenCL C: a variable-length array */
 SKEL_FUNC(float, c_vla, (float a), int n = 1 + ((int)a & 3); float t[n]; t[0] = a; return t[0] + (float)n;)
 SKEL_MAP(c_bad, c_vla, float, 1)
@@ -135,34 +134,6 @@ SKEL_TEST(kernel_plan_reduce_is_one_ordered_pass)
     ST_CHECK(strcmp(desc, "skel_reduce_part:1 result=1") == 0);
     skel_free(v);
     skel_free(m);
-}
-
-SKEL_TEST(kernel_plan_2d_overlap_takes_small_tiles_where_big_ones_leave_the_device_idle)
-{
-    /* 1 compute unit: big tiles (32 x 128 at block 256) where they make 16
-       groups or more, tiles of 32 x 32 below that */
-    skel_vec *big = NULL, *small = NULL, *out = NULL;
-    skel_call c;
-    char desc[256];
-    float w[25] = { 0 };
-    ST_OK(skel_mat_new(&big, SKEL_FLOAT, 256, 256));
-    ST_OK(skel_mat_new(&small, SKEL_FLOAT, 128, 256));
-    ST_OK(skel_mat_new(&out, SKEL_FLOAT, 256, 256));
-    memset(&c, 0, sizeof c);
-    c.in[0] = big;
-    c.out = out;
-    c.weights = w;
-    ST_OK(_skel_cl_test_plan(c_conv, &c, 1, desc, sizeof desc));
-    ST_CHECK(strcmp(desc, "skel_overlap2d:16 result=-1") == 0);
-    skel_free(out);
-    ST_OK(skel_mat_new(&out, SKEL_FLOAT, 128, 256));
-    c.in[0] = small;
-    c.out = out;
-    ST_OK(_skel_cl_test_plan(c_conv, &c, 1, desc, sizeof desc));
-    ST_CHECK(strcmp(desc, "skel_overlap2d_small:32 result=-1") == 0);
-    skel_free(big);
-    skel_free(small);
-    skel_free(out);
 }
 
 /* ---- with a device ------------------------------------------------------ */

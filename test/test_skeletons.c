@@ -726,22 +726,6 @@ ST_TYPES(OV_BLOCK)
     SKEL_TEST(overlap2d_in_place_##S) { ov2_all_edges_##S(1001, 0); }
 ST_TYPES(OV2_BLOCK)
 
-/* The GPU backends have two 2D overlap kernels, big tiles and small ones
-   for matrices that would not fill the device with big ones: every
-   shape, edge and form through each of them on every backend. */
-long _skel_test_ov2_fill(long groups_per_unit);
-SKEL_TEST(overlap2d_big_and_small_tiles_both_right)
-{
-    int k, kind;
-    long fill = _skel_test_ov2_fill(0);
-    for (k = 0; k < 2; ++k) {
-        _skel_test_ov2_fill(k == 0 ? 0 : 1L << 40);     /* always big; always small */
-        for (kind = 1; kind <= 4; ++kind) ov2_all_edges_f(kind, 0);
-        ov2_all_edges_i32(1, 0);
-    }
-    _skel_test_ov2_fill(fill);
-}
-
 /* GPU backends keep the weights they uploaded and skip the upload when a
    call brings the same bytes: new weights in the same array must still
    take effect, on every backend, and the old ones again after them. */
