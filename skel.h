@@ -2107,18 +2107,19 @@ typedef struct _skel_kplan {
 /* The weights a device buffer holds (a host copy of what was uploaded):
    calls with the same weights upload nothing.  An upload per call cost
    more than the kernel itself at 2^24 elements: a synchronous copy makes
-   the GPU wait for the host between calls. */
+   the GPU wait for the host between calls.  (Not static: only the GPU
+   backends call these, and a program may include skel.h alone.) */
 typedef struct _skel_wcache {
     void *bytes;
     size_t len;
 } _skel_wcache;
 
-static int _skel_wcache_holds(const _skel_wcache *wc, const void *w, size_t len)
+int _skel_wcache_holds(const _skel_wcache *wc, const void *w, size_t len)
 {
     return wc->bytes && wc->len == len && memcmp(wc->bytes, w, len) == 0;
 }
 
-static void _skel_wcache_forget(_skel_wcache *wc)
+void _skel_wcache_forget(_skel_wcache *wc)
 {
     SKEL_FREE(wc->bytes);
     wc->bytes = NULL;
@@ -2127,7 +2128,7 @@ static void _skel_wcache_forget(_skel_wcache *wc)
 
 /* after the buffer was given w: remember them (without memory, the next
    call just uploads again) */
-static void _skel_wcache_keep(_skel_wcache *wc, const void *w, size_t len)
+void _skel_wcache_keep(_skel_wcache *wc, const void *w, size_t len)
 {
     _skel_wcache_forget(wc);
     if ((wc->bytes = SKEL_MALLOC(len)) != NULL) {
