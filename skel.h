@@ -237,16 +237,16 @@
        SKEL_GPU_REDUCE_TILE  bytes a work-group reads per reduce step, over all
                              inputs (16384)
        SKEL_GPU_SCAN_TILE    bytes of one scan tile (40960)
-       SKEL_GPU_SCAN_REGS    CUDA: registers a scan work-item may use, so
-                             more groups fit an SM (__launch_bounds__ with
-                             the groups of SKEL_BLOCK work-items that fit
-                             64K registers; 0: the compiler picks) (0)
-       SKEL_GPU_OV2_REGS     the same for the 2D MapOverlap (48: 5 groups
-                             of 256 instead of 4 at 56 registers; 2^28
-                             floats on an H100 at 88% of the copy rate
-                             instead of 83%; 40 registers spilled: 59%.
-                             NVIDIA's OpenCL with -cl-nv-maxrregcount=48
-                             ran at half its speed without: not used) (48)
+       SKEL_GPU_OV2_REGS     CUDA: registers a 2D MapOverlap work-item may
+                             use, so more groups fit an SM (__launch_bounds__
+                             with the groups of SKEL_BLOCK work-items that
+                             fit 64K registers; 0: the compiler picks) (48:
+                             5 groups of 256 instead of 4 at 56 registers;
+                             2^28 floats on an H100 at 88% of the copy rate
+                             instead of 83%; 40 registers spilled: 59%.  The
+                             same cap on the scan cost 8%.  NVIDIA's OpenCL
+                             with -cl-nv-maxrregcount=48 took twice as long
+                             as without, so OpenCL gets no cap)
        SKEL_GPU_SHUFFLE      CUDA: warp shuffles in group reductions/scans (1)
        SKEL_GPU_OV2_W        columns of a 2D MapOverlap tile (32)
        SKEL_GPU_OV2_ITEMS    outputs per work-item, stacked vertically (16)
@@ -2035,10 +2035,7 @@ static const char *_skel_kind_name(int kind);
 #ifndef SKEL_GPU_SCAN_TILE
 #define SKEL_GPU_SCAN_TILE 40960
 #endif
-#ifndef SKEL_GPU_SCAN_REGS      /* CUDA: registers a scan work-item may use (0: the compiler's choice) */
-#define SKEL_GPU_SCAN_REGS 0
-#endif
-#ifndef SKEL_GPU_OV2_REGS       /* the same for the 2D MapOverlap */
+#ifndef SKEL_GPU_OV2_REGS       /* CUDA: registers a 2D MapOverlap work-item may use (0: the compiler's choice) */
 #define SKEL_GPU_OV2_REGS 48
 #endif
 #ifndef SKEL_GPU_SHUFFLE         /* 0: CUDA group reductions and scans through shared memory */
@@ -2533,7 +2530,7 @@ static const char _skel_tpl_scan[] =
     "#endif\n"
     "    return ((skel_uint)w & 3u) == 2u;\n"
     "}\n"
-    "SKEL_KERNEL SKEL_SCAN_BOUNDS void skel_scan(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *in, skel_index rows,\n"
+    "SKEL_KERNEL void skel_scan(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *in, skel_index rows,\n"
     "                           skel_index cols, SKEL_GLOBAL skel_uint *state, SKEL_GLOBAL skel_to *carries,\n"
     "                           skel_uint base, skel_uint epoch, int exclusive, skel_to init)\n"
     "{\n"
@@ -2943,7 +2940,6 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
         _skel_sbuf_str(&b, _skel_tpl_reduce_matrix);
         break;
     case SKEL_KIND_SCAN:
-        _skel_put_bounds(&b, "SKEL_SCAN_BOUNDS", g.block, SKEL_GPU_SCAN_REGS);
         _skel_sbuf_str(&b, _skel_tpl_scan);
         _skel_sbuf_str(&b, _skel_tpl_scan_lookback);
         _skel_sbuf_str(&b, _skel_tpl_scan_tail);
