@@ -1908,8 +1908,8 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
            executes plans generically needs no per-skeleton host code:
              1. bring in[i] to its space (_skel_acquire READ) and out (WRITE;
                 READWRITE when out is also an input); allocate each scratch
-                buffer k with plan->scratch[k] > 0 bytes and zero its first
-                plan->zero[k] bytes;
+                buffer k with plan->scratch[k] > 0 bytes (contents left
+                from earlier calls: the kernels do not read them first);
              2. if plan->copy_in0 >= 0 copy in[0]'s buffer into that scratch
                 buffer (in-place MapOverlap/MapArray) -- the steps already
                 name the scratch buffer where they read in[0];
@@ -1917,13 +1917,15 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
                 to a read-only buffer for _SKEL_BUF_WEIGHTS, unless that
                 buffer already holds them (_skel_wcache: no upload, no
                 wait between calls that share their weights); if
-                plan->zero_word, pass the device's zero word as
-                _SKEL_BUF_ZERO (zero it when new, or when a call that used
-                it could not launch all its steps: the kernels leave it
-                zero, and the next one runs after them in queue order);
+                plan->state, pass the device's state buffer as
+                _SKEL_BUF_STATE, after _skel_dstate_begin says whether to
+                keep, zero or regrow it (the kernels leave it ready for
+                the next call, which runs after them in queue order);
              4. launch each step: a 1-D grid of step.groups work-groups of
                 exactly opts->block work-items (OpenCL global size =
-                groups * block), arguments in order;
+                groups * block), arguments in order (_skel_karg_value
+                gives _SKEL_ARG_BASE / _EPOCH from the state); then
+                _skel_dstate_end;
              5. if plan->result >= 0 copy the first element (sizeof out type)
                 of that scratch buffer to call->result (a backend may hand
                 the kernel host-mapped memory for that buffer instead);
@@ -1978,8 +1980,9 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
                       groups = ceil(n / chunk); group g reduces the (mapped)
                       elements [g*chunk, min(n, (g+1)*chunk)) to partial[g];
                       the last group to finish folds partial[0 .. groups-1]
-                      in order into result[0].  count (_SKEL_BUF_ZERO) is 0
-                      at launch and 0 again when the kernel ends.
+                      in order into result[0].  count (_SKEL_BUF_STATE's
+                      zero word) is 0 at launch and 0 again when the
+                      kernel ends.
        Reduce only (matrices)
                   skel_reduce_rows(T *out, const T *a, rows, cols)
                       any groups; group g does rows g, g+groups, ...
@@ -1996,13 +1999,14 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
                       single pass with decoupled look-back; each row (a
                       vector is one row) is cut into tiles of
                       geom.scan_tile elements; groups = rows * tiles per row
-                      exactly.  state[0] is the tile counter and must equal
-                      `base` at launch; the 64-bit word at state + 2 + 2t
+                      exactly.  state is _SKEL_BUF_STATE: state[16] (past
+                      the zero word) is the tile counter and must equal
+                      `base` at launch; the 64-bit word at state + 18 + 2t
                       is tile t's status and must not hold (epoch << 2) | 1
-                      or 2 in its low half from an earlier launch: zero
-                      them and pass base 0, epoch 1 (what the plan does),
-                      or keep counting (base += groups and ++epoch per
-                      launch, zeroing when epoch reaches 2^30).  carries:
+                      or 2 in its low half from an earlier launch.  The
+                      backend keeps counting (_skel_dstate: base += groups
+                      and ++epoch per launch, zeroing only when epoch
+                      reaches 2^30 or a launch failed).  carries:
                       2 * groups elements (aggregates, prefixes; used only
                       by types wider than 4 bytes, whose values cannot
                       share the status word).
@@ -2071,12 +2075,16 @@ enum { _SKEL_ARG_BUF = 1,       /* a buffer slot (buf) */
        _SKEL_ARG_INDEX,         /* skel_index (value) */
        _SKEL_ARG_INT,           /* int (value) */
        _SKEL_ARG_UINT,          /* skel_uint (value) */
+       _SKEL_ARG_BASE,          /* skel_uint: the scan counter's value at launch (_skel_dstate) */
+       _SKEL_ARG_EPOCH,         /* skel_uint: this launch's scan epoch (_skel_dstate) */
        _SKEL_ARG_ELEM,          /* one element of the instance's output type (elem bytes) */
        _SKEL_ARG_UNIFORM };     /* call->uniform, sk->uniform_size bytes */
 enum { _SKEL_BUF_OUT = 0, _SKEL_BUF_IN0 = 1 /* .. _SKEL_BUF_IN0 + 3 */, _SKEL_BUF_WEIGHTS = 5,
        _SKEL_BUF_SCRATCH0 = 6 /* .. + 2 */,
-       _SKEL_BUF_ZERO = 9,      /* a skel_uint the backend keeps per device: zero at launch, and the
-                                   kernel leaves it zero (no memset per call) */
+       _SKEL_BUF_STATE = 9,     /* the buffer the backend keeps per device (_skel_dstate):
+                                   bytes 0..63 the zero word, zero at launch and left zero
+                                   by the kernel; from byte 64 the scan's tile counter and
+                                   status words, never reset between calls */
        _SKEL_NBUFS = 10 };
 #define _SKEL_KARGS 12
 typedef struct _skel_karg {
@@ -2094,12 +2102,55 @@ typedef struct _skel_kplan {
     int nsteps;
     _skel_kstep step[3];
     size_t scratch[3];          /* bytes of scratch buffer k (0: unused) */
-    size_t zero[3];             /* leading bytes of scratch k to zero before step 0 */
     int copy_in0;               /* scratch k to receive a copy of in[0] first, or -1 */
     int result;                 /* scratch k whose first element is call->result, or -1 */
     size_t weights_bytes;       /* bytes of call->weights for _SKEL_BUF_WEIGHTS, or 0 */
-    int zero_word;              /* a step takes _SKEL_BUF_ZERO */
+    size_t state;               /* bytes of _SKEL_BUF_STATE a step uses (0: none) */
+    size_t state_tiles;         /* scan: how far the steps advance the tile counter */
 } _skel_kplan;
+
+/* The per-device state buffer between calls (_SKEL_BUF_STATE).  A scan
+   used to zero its tile counter and status words before every launch: one
+   more command per call, 2-10 us at small sizes.  Now the counter keeps
+   counting (each launch is told its base) and every status word is tagged
+   with the launch's epoch, so words of earlier launches read as "not
+   ready".  The buffer is zeroed only when it is new, after 2^30 launches,
+   or after a call that did not launch all its steps (dirty). */
+typedef struct _skel_dstate {
+    size_t bytes;               /* of the device buffer (0: none yet) */
+    uint32_t base, epoch;       /* the counter's value, the last epoch given out */
+    int dirty;
+} _skel_dstate;
+enum { _SKEL_DSTATE_KEEP = 0, _SKEL_DSTATE_ZERO, _SKEL_DSTATE_GROW };
+
+/* before a plan's first step: KEEP, ZERO (zero ds->bytes), or GROW
+   (reallocate to ds->bytes, then zero; on failure set ds->bytes = 0) */
+int _skel_dstate_begin(_skel_dstate *ds, const _skel_kplan *p)
+{
+    int how = ds->dirty || ds->epoch >= (1u << 30) - 1 ? _SKEL_DSTATE_ZERO : _SKEL_DSTATE_KEEP;
+    if (p->state > ds->bytes) {
+        ds->bytes = p->state < 4096 ? 4096 : (p->state + p->state / 4 + 63) / 64 * 64;
+        how = _SKEL_DSTATE_GROW;
+    }
+    if (how != _SKEL_DSTATE_KEEP) ds->base = ds->epoch = 0;
+    ds->epoch++;
+    ds->dirty = 1;      /* until every step is launched */
+    return how;
+}
+
+/* every step launched: the counter moved by the plan's tiles (stream order
+   makes the next launch see it) */
+void _skel_dstate_end(_skel_dstate *ds, const _skel_kplan *p)
+{
+    ds->base += (uint32_t)p->state_tiles;
+    ds->dirty = 0;
+}
+
+/* a launch argument's value */
+int64_t _skel_karg_value(const _skel_karg *a, const _skel_dstate *ds)
+{
+    return a->kind == _SKEL_ARG_BASE ? (int64_t)ds->base : a->kind == _SKEL_ARG_EPOCH ? (int64_t)ds->epoch : a->value;
+}
 
 /* The weights a device buffer holds (a host copy of what was uploaded):
    calls with the same weights upload nothing.  An upload per call cost
@@ -2543,7 +2594,7 @@ static const char _skel_tpl_scan[] =
     "    int lid = SKEL_LID(), valid, b, cnt, k, hc;\n"
     "    skel_index tpr = (cols + SKEL_STILE - 1) / SKEL_STILE, ntiles = rows * tpr, tile, row, seg, lo, left;\n"
     "    skel_to v[SKEL_SITEMS], x, p, agg, c;\n"
-    "    if (lid == 0) tile_s[0] = SKEL_ATOMIC_INC(state) - base;\n"
+    "    if (lid == 0) tile_s[0] = SKEL_ATOMIC_INC(state + 16) - base;   /* past the zero word */\n"
     "    SKEL_BARRIER();\n"
     "    tile = (skel_index)tile_s[0];\n"
     "    row = tile / tpr;\n"
@@ -2578,7 +2629,7 @@ static const char _skel_tpl_scan_lookback[] =
     "       Tiles of earlier rows are never folded: a row's first tile always\n"
     "       publishes a P, which ends the walk. */\n"
     "    {\n"
-    "        SKEL_GLOBAL volatile uint64_t *st = (SKEL_GLOBAL volatile uint64_t *)(state + 2);\n"
+    "        SKEL_GLOBAL volatile uint64_t *st = (SKEL_GLOBAL volatile uint64_t *)(state + 18);\n"
     "        skel_to pre = init;\n"
     "        int have = exclusive != 0;\n"
     "        if (seg > 0) {\n"
@@ -3044,14 +3095,14 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
             p->scratch[0] = groups * esz;
             p->scratch[1] = c->out ? 0 : esz;
             p->result = c->out ? -1 : 1;        /* into call.out: left on the device, nothing to wait for */
-            p->zero_word = 1;
+            p->state = 64;
             s = _skel_kstep_new(p, "skel_reduce_part", groups);
             _skel_karg_buf(s, _SKEL_BUF_SCRATCH0);
             for (i = 0; i < sk->nin; ++i) _skel_karg_buf(s, _SKEL_BUF_IN0 + i);
             _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)n);
             _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
             _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)chunk);
-            _skel_karg_buf(s, _SKEL_BUF_ZERO);
+            _skel_karg_buf(s, _SKEL_BUF_STATE);
             _skel_karg_buf(s, c->out ? _SKEL_BUF_OUT : _SKEL_BUF_SCRATCH0 + 1);
             _skel_karg_uniform(s, sk);
             return SKEL_OK;
@@ -3091,17 +3142,18 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
     case SKEL_KIND_SCAN: {
         size_t tiles = R * _skel_cdiv(C, (size_t)g.scan_tile);
         if (!n) return SKEL_OK;
-        p->scratch[0] = p->zero[0] = (1 + tiles) * sizeof(uint64_t);   /* counter, status words */
+        p->state = 64 + (1 + tiles) * sizeof(uint64_t);    /* after the zero word: counter, status words */
+        p->state_tiles = tiles;
         p->scratch[1] = 2 * tiles * esz;
         s = _skel_kstep_new(p, "skel_scan", tiles);
         _skel_karg_buf(s, _SKEL_BUF_OUT);
         _skel_karg_buf(s, _SKEL_BUF_IN0);
         _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)R);
         _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
-        _skel_karg_buf(s, _SKEL_BUF_SCRATCH0);
+        _skel_karg_buf(s, _SKEL_BUF_STATE);
         _skel_karg_buf(s, _SKEL_BUF_SCRATCH0 + 1);
-        _skel_karg_num(s, _SKEL_ARG_UINT, 0);
-        _skel_karg_num(s, _SKEL_ARG_UINT, 1);
+        _skel_karg_num(s, _SKEL_ARG_BASE, 0);
+        _skel_karg_num(s, _SKEL_ARG_EPOCH, 0);
         /* 1 exclusive, 2 inclusive starting from init, 0 plain inclusive */
         _skel_karg_num(s, _SKEL_ARG_INT, c->exclusive ? 1 : c->init ? 2 : 0);
         _skel_karg_elem(s, c->init, esz);

@@ -261,13 +261,13 @@ static struct {
     cl_command_queue queue;
     int backend, space;             /* registry index, memory space id */
     cl_mem scratch[3];              /* reused between calls (in-order queue) */
-    cl_mem zero_word;               /* _SKEL_BUF_ZERO: zero between calls */
+    cl_mem state_buf;               /* _SKEL_BUF_STATE ... */
+    _skel_dstate state;             /* ... and what it holds */
     cl_mem weights;                 /* _SKEL_BUF_WEIGHTS, ... */
     _skel_wcache weights_held;      /* ... and the weights it holds */
     cl_mem result_stage;            /* page-locked landing place of scalar results ... */
     void *result_host;              /* ... mapped once for good (NULL: read into call.result) */
     int result_tried;               /* the stage was tried (once: a failure is not retried) */
-    int zero_dirty;                 /* a call that used zero_word did not launch every step */
     size_t scratch_bytes[3];
     int no_fp64;                    /* test knob */
     skel_cl_stats stats;
@@ -489,6 +489,12 @@ static int _skel_cl_ready(void)
    --------------------------------------------------------------------- */
 static int _skel_cl_fail_allocs;   /* tests: buffers for containers fail as if the device were full */
 void _skel_cl_test_fail_allocs(int on) { _skel_cl_fail_allocs = on; }
+/* tests: the scan state's epoch (to cross its wrap) and dirty flag */
+void _skel_cl_test_state(unsigned epoch, int dirty)
+{
+    _skel_cl.state.epoch = epoch;
+    _skel_cl.state.dirty = dirty;
+}
 
 /* Only our run function acquires containers in this space, so these are
    called with _skel_cl_lock held and the context made (download also from
@@ -833,6 +839,29 @@ static int _skel_cl_scratch(int k, size_t bytes)
     return SKEL_OK;
 }
 
+/* The state buffer for a plan (_skel_dstate): kept, zeroed or regrown. */
+static int _skel_cl_state(const _skel_kplan *p, cl_mem *out)
+{
+    cl_uint zero = 0;
+    int how = _skel_dstate_begin(&_skel_cl.state, p);
+    if (how == _SKEL_DSTATE_GROW) {
+        cl_int err;
+        if (_skel_cl.state_buf) _skel_cl.api.clReleaseMemObject(_skel_cl.state_buf);
+        _skel_cl.state_buf = _skel_cl.api.clCreateBuffer(_skel_cl.ctx, _SKEL_CL_MEM_READ_WRITE, _skel_cl.state.bytes,
+                                                         NULL, &err);
+        if (err != 0) {
+            _skel_cl.state_buf = NULL;
+            _skel_cl.state.bytes = 0;
+            return _SKEL_CL_ERR(err, clCreateBuffer);
+        }
+    }
+    if (how != _SKEL_DSTATE_KEEP)   /* the sizes _skel_dstate_begin picks are multiples of 4 */
+        _SKEL_TRY(_SKEL_CL(clEnqueueFillBuffer, _skel_cl.queue, _skel_cl.state_buf, &zero, sizeof zero, 0,
+                           _skel_cl.state.bytes, 0, NULL, NULL));
+    *out = _skel_cl.state_buf;
+    return SKEL_OK;
+}
+
 /* A scalar result read into page-locked memory (a buffer the driver
    allocates on the host, mapped once) and copied out: a small read into
    pageable memory is staged by the driver and waits longer. */
@@ -882,26 +911,8 @@ static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const 
         if (plan.scratch[k]) {
             _SKEL_TRY(_skel_cl_scratch(k, plan.scratch[k]));
             buf[_SKEL_BUF_SCRATCH0 + k] = _skel_cl.scratch[k];
-            if (plan.zero[k]) {
-                cl_uint zero = 0;
-                _SKEL_TRY(_SKEL_CL(clEnqueueFillBuffer, _skel_cl.queue, _skel_cl.scratch[k], &zero, sizeof zero, 0,
-                                   (plan.zero[k] + 3) / 4 * 4, 0, NULL, NULL));
-            }
         }
-    if (plan.zero_word) {
-        cl_uint zero = 0;
-        if (!_skel_cl.zero_word) {
-            cl_int err;
-            _skel_cl.zero_word = _skel_cl.api.clCreateBuffer(_skel_cl.ctx, _SKEL_CL_MEM_READ_WRITE, 64, NULL, &err);
-            _SKEL_TRY(_SKEL_CL_ERR(err, clCreateBuffer));
-            _skel_cl.zero_dirty = 1;
-        }
-        if (_skel_cl.zero_dirty)
-            _SKEL_TRY(_SKEL_CL(clEnqueueFillBuffer, _skel_cl.queue, _skel_cl.zero_word, &zero, sizeof zero, 0, 64, 0,
-                               NULL, NULL));
-        _skel_cl.zero_dirty = 1;    /* until every step of this call is enqueued */
-        buf[_SKEL_BUF_ZERO] = _skel_cl.zero_word;
-    }
+    if (plan.state) _SKEL_TRY(_skel_cl_state(&plan, &buf[_SKEL_BUF_STATE]));
     if (plan.copy_in0 >= 0 && call->in[0]->n)
         _SKEL_TRY(_SKEL_CL(clEnqueueCopyBuffer, _skel_cl.queue, buf[_SKEL_BUF_IN0], buf[_SKEL_BUF_SCRATCH0 + plan.copy_in0],
                            0, 0, call->in[0]->n * call->in[0]->esz, 0, NULL, NULL));
@@ -934,6 +945,11 @@ static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const 
                 case _SKEL_ARG_INDEX: rc = _SKEL_CL(clSetKernelArg, kern, (cl_uint)k, sizeof i64, &i64); break;
                 case _SKEL_ARG_INT:
                 case _SKEL_ARG_UINT: rc = _SKEL_CL(clSetKernelArg, kern, (cl_uint)k, sizeof i32, &i32); break;
+                case _SKEL_ARG_BASE:
+                case _SKEL_ARG_EPOCH:
+                    i32 = (int32_t)(uint32_t)_skel_karg_value(a, &_skel_cl.state);
+                    rc = _SKEL_CL(clSetKernelArg, kern, (cl_uint)k, sizeof i32, &i32);
+                    break;
                 case _SKEL_ARG_ELEM: rc = _SKEL_CL(clSetKernelArg, kern, (cl_uint)k, esz, a->elem); break;
                 case _SKEL_ARG_UNIFORM:
                     rc = _SKEL_CL(clSetKernelArg, kern, (cl_uint)k, sk->uniform_size, call->uniform); break;
@@ -945,9 +961,9 @@ static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const 
             rc = _SKEL_CL(clEnqueueNDRangeKernel, _skel_cl.queue, kern, 1, NULL, &global, &local, 0, NULL, NULL);
         if (rc == SKEL_OK) _skel_cl.stats.launches++;
     }
-    /* every step enqueued: the kernels leave the zero word zero, and the next
-       kernel that uses it runs after them (one in-order queue) */
-    if (rc == SKEL_OK) _skel_cl.zero_dirty = 0;
+    /* every step enqueued: the next kernel that uses the state runs after
+       them (one in-order queue) */
+    if (rc == SKEL_OK && plan.state) _skel_dstate_end(&_skel_cl.state, &plan);
     if (rc == SKEL_OK && plan.result >= 0) rc = _skel_cl_read_result(_skel_cl.scratch[plan.result], call->result, esz);
     if (rc == SKEL_OK) rc = _SKEL_CL(clFlush, _skel_cl.queue);
     if (rc == SKEL_OK && call->out) _skel_mark_written(call->out, _skel_cl.space);

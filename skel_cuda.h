@@ -357,8 +357,8 @@ typedef struct _skel_cuda_dev {
     _skel_CUdeviceptr results;      /* per-part scalar results of a split call */
     void *pinned_result;            /* page-locked landing place of a scalar result */
     _skel_CUdeviceptr pinned_result_dev;  /* the same memory, as kernels see it (0: copy instead) */
-    _skel_CUdeviceptr zero_word;    /* _SKEL_BUF_ZERO: zero between calls */
-    int zero_dirty;                 /* a call that used zero_word did not launch every step */
+    _skel_CUdeviceptr state_buf;    /* _SKEL_BUF_STATE ... */
+    _skel_dstate state;             /* ... and what it holds */
 } _skel_cuda_dev;
 
 static _skel_cuda_dev _skel_cuda_devs[_SKEL_CUDA_MAX_DEVICES];
@@ -1037,10 +1037,7 @@ static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, c
     size_t esz = _skel_types[sk->out_type].size;
     int i, j;
     for (i = 0; i < 3; ++i)
-        if (p->scratch[i]) {
-            _SKEL_TRY(_skel_cuda_scratch(dv, i, p->scratch[i], &bufs[_SKEL_BUF_SCRATCH0 + i]));
-            if (p->zero[i]) _SKEL_TRY(_SKEL_CU(cuMemsetD8_v2, (bufs[_SKEL_BUF_SCRATCH0 + i], 0, p->zero[i])));
-        }
+        if (p->scratch[i]) _SKEL_TRY(_skel_cuda_scratch(dv, i, p->scratch[i], &bufs[_SKEL_BUF_SCRATCH0 + i]));
     if (p->copy_in0 >= 0)
         _SKEL_TRY(_SKEL_CU(cuMemcpyDtoD_v2, (bufs[_SKEL_BUF_SCRATCH0 + p->copy_in0], bufs[_SKEL_BUF_IN0],
                                             p->scratch[p->copy_in0])));
@@ -1062,14 +1059,21 @@ static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, c
             }
         }
     }
-    if (p->zero_word) {
-        if (!dv->zero_word) {
-            _SKEL_TRY(_SKEL_CU(cuMemAlloc_v2, (&dv->zero_word, 64)));
-            dv->zero_dirty = 1;
+    if (p->state) {
+        int how = _skel_dstate_begin(&dv->state, p);
+        if (how == _SKEL_DSTATE_GROW) {
+            int rc;
+            if (dv->state_buf) _skel_cu.cuMemFree_v2(dv->state_buf);
+            dv->state_buf = 0;
+            if ((rc = _skel_cuda_budget(dv->state.bytes)) == SKEL_OK)
+                rc = _SKEL_CU(cuMemAlloc_v2, (&dv->state_buf, dv->state.bytes));
+            if (rc != SKEL_OK) {
+                dv->state.bytes = 0;
+                return rc;
+            }
         }
-        if (dv->zero_dirty) _SKEL_TRY(_SKEL_CU(cuMemsetD8_v2, (dv->zero_word, 0, 64)));
-        dv->zero_dirty = 1;     /* until every step of this call is launched */
-        bufs[_SKEL_BUF_ZERO] = dv->zero_word;
+        if (how != _SKEL_DSTATE_KEEP) _SKEL_TRY(_SKEL_CU(cuMemsetD8_v2, (dv->state_buf, 0, dv->state.bytes)));
+        bufs[_SKEL_BUF_STATE] = dv->state_buf;
     }
     /* the kernel writes a scalar result straight into page-locked host
        memory: no copy to wait for after the kernel (several microseconds) */
@@ -1089,7 +1093,9 @@ static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, c
             case _SKEL_ARG_BUF: args[j] = &bufs[a->buf]; break;
             case _SKEL_ARG_INDEX: idx[j] = a->value; args[j] = &idx[j]; break;
             case _SKEL_ARG_INT: ints[j] = (int)a->value; args[j] = &ints[j]; break;
-            case _SKEL_ARG_UINT: uints[j] = (unsigned)a->value; args[j] = &uints[j]; break;
+            case _SKEL_ARG_UINT:
+            case _SKEL_ARG_BASE:
+            case _SKEL_ARG_EPOCH: uints[j] = (unsigned)_skel_karg_value(a, &dv->state); args[j] = &uints[j]; break;
             case _SKEL_ARG_ELEM: args[j] = (void *)a->elem; break;
             default: args[j] = (void *)c->uniform; break;
             }
@@ -1098,10 +1104,10 @@ static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, c
         _SKEL_TRY(_skel_cuda_launch(d, f, grid > 0 && _skel_cuda_any_grid(st->kernel) ? (size_t)grid : st->groups,
                                     (unsigned)k->block, 0, args));
     }
-    /* every step launched: the kernels leave the zero word zero, and the
-       next kernel that uses it runs after them (one stream; a kernel that
-       faults poisons the context for every later call anyway) */
-    dv->zero_dirty = 0;
+    /* every step launched: the next kernel that uses the state runs after
+       them (one stream; a kernel that faults poisons the context for every
+       later call anyway) */
+    if (p->state) _skel_dstate_end(&dv->state, p);
     if (p->result >= 0) {
         if (result_dev)
             _SKEL_TRY(_SKEL_CU(cuMemcpyDtoD_v2, (result_dev, bufs[_SKEL_BUF_SCRATCH0 + p->result], esz)));

@@ -21,6 +21,7 @@ int _skel_cl_cache_file(skel_skeleton *sk, int block, char *path, size_t size);
 int _skel_cl_test_source(const skel_skeleton *sk, int dialect, size_t local_mem, char **src);
 int _skel_cl_test_plan(skel_skeleton *sk, const skel_call *c, int compute_units, char *desc, size_t size);
 void _skel_cl_test_fail_allocs(int on);
+void _skel_cl_test_state(unsigned epoch, int dirty);
 void _skel_test_fallback(int on);
 
 static int cl_required(void)
@@ -73,6 +74,7 @@ SKEL_OVERLAP(c_ov, c_sten, float, 1)
 SKEL_REDUCE(c_sumd, c_addd, double)
 SKEL_REDUCE(c_firstnz, c_first, int32_t)
 SKEL_SCAN(c_lastnz, c_last, int32_t)
+SKEL_SCAN(c_psumd, c_addd, double)
 /* valid C99 but not OpenCL C: a variable-length array */
 SKEL_FUNC(float, c_vla, (float a), int n = 1 + ((int)a & 3); float t[n]; t[0] = a; return t[0] + (float)n;)
 SKEL_MAP(c_bad, c_vla, float, 1)
@@ -394,6 +396,67 @@ SKEL_TEST(opencl_noncommutative_reduce_and_scan_keep_index_order)
     st_context("");
     skel_free(v);
     skel_free(out);
+}
+
+/* The scan's tile counter and status words are kept between calls, each
+   launch tagged with its epoch (_skel_dstate): scans of other sizes and
+   types in a row, across the epoch's wrap at 2^30 and after a call left the
+   state dirty, each match the reference.  A stale word taken for this
+   launch's would show as a wrong prefix. */
+SKEL_TEST(opencl_scans_in_a_row_keep_their_state_across_the_epoch_wrap)
+{
+    static const size_t sizes[] = { 1000003, 5, 300007, 77777, 1 };   /* the largest first */
+    skel_cl_device_info di;
+    skel_plan *p;
+    int round;
+    uint64_t seed = st_seed("cl-epoch", 0, 0);
+    need_cl();
+    ST_OK(skel_cl_device_get(skel_cl_device_selected(), &di));
+    p = cl_plan(0);
+    ST_OK(skel_set_plan(c_lastnz, p));
+    ST_OK(skel_set_plan(c_psumd, p));
+    for (round = 0; round < 12; ++round) {
+        size_t n = sizes[round % 5], i;
+        skel_vec *v, *out;
+        st_context("round %d, n %zu", round, n);
+        if (round == 1) _skel_cl_test_state(0x3ffffffdu, 0);   /* the state is allocated: 2 launches to the wrap */
+        if (round == 8) _skel_cl_test_state(7, 1);              /* as after a call that failed mid-way */
+        if (round % 2 == 0) {
+            int32_t *h, last = 0;
+            const int32_t *s;
+            ST_OK(skel_vec_new(&v, SKEL_INT32, n));
+            ST_OK(skel_vec_new(&out, SKEL_INT32, n));
+            h = (int32_t *)skel_write(v);
+            for (i = 0; i < n; ++i) h[i] = st_rand_int(&seed, 0, 9) < 2 ? (int32_t)st_rand_int(&seed, 1, 1000) : 0;
+            ST_OK(skel_scan(c_lastnz, out, v));
+            s = (const int32_t *)skel_read(out);
+            h = (int32_t *)skel_read(v);
+            for (i = 0; i < n; ++i) {
+                if (h[i]) last = h[i];
+                if (s[i] != last) ST_FAIL("scan[%zu] = %d, expected %d", i, (int)s[i], (int)last);
+            }
+        } else if (di.fp64) {   /* wider than 4 bytes: values in the carries, not the status word */
+            double *h, sum = 0;
+            const double *s;
+            ST_OK(skel_vec_new(&v, SKEL_DOUBLE, n));
+            ST_OK(skel_vec_new(&out, SKEL_DOUBLE, n));
+            h = (double *)skel_write(v);
+            for (i = 0; i < n; ++i) h[i] = (double)st_rand_int(&seed, 1, 9);
+            ST_OK(skel_scan(c_psumd, out, v));
+            s = (const double *)skel_read(out);
+            h = (double *)skel_read(v);
+            for (i = 0; i < n; ++i) {
+                sum += h[i];
+                if (s[i] != sum) ST_FAIL("scan[%zu] = %.1f, expected %.1f", i, s[i], sum);
+            }
+        } else continue;
+        skel_free(v);
+        skel_free(out);
+    }
+    st_context("");
+    ST_OK(skel_set_plan(c_lastnz, NULL));
+    ST_OK(skel_set_plan(c_psumd, NULL));
+    skel_plan_free(p);
 }
 
 SKEL_TEST(opencl_overlap_wider_than_local_memory_is_unsupported)
