@@ -345,7 +345,8 @@ const void *skel_read(skel_vec *c);
 /* Host pointer for reading and writing: like skel_read, and marks the host
    copy as the only valid one (device copies are re-sent when next needed). */
 void *skel_write(skel_vec *c);
-/* Make the host copy valid and release device copies. */
+/* Make the host copy valid and release device copies (the GPU backends
+   keep released device memory for reuse: SKEL_CUDA_POOL_MB, SKEL_CL_POOL_MB). */
 int skel_flush(skel_vec *c);
 
 /* ---- skeleton calls --------------------------------------------------- */

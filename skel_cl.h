@@ -55,6 +55,8 @@
        SKEL_CACHE_DIR=dir       program cache (else $XDG_CACHE_HOME/skel, else
                                 ~/.cache/skel); SKEL_CACHE_DIR=off disables it
        SKEL_VERBOSE=1           logs platforms, the device, builds, cache hits
+       SKEL_CL_POOL_MB=n        freed container buffers kept for reuse
+                                (default 1024; 0: each one released)
 
    ERRORS
        A user function that does not compile: SKEL_ECOMPILE with the build
@@ -107,6 +109,7 @@ typedef struct skel_cl_stats {
     long disk_rejects;              /* corrupt or unusable cache entries (rebuilt) */
     long uploads, downloads;        /* host <-> device copies of containers */
     long launches;                  /* kernels enqueued */
+    long reuses;                    /* container buffers taken from the freed ones kept */
     double build_seconds;           /* spent in clBuildProgram from source */
     double load_seconds;            /* spent loading cached binaries */
 } skel_cl_stats;
@@ -185,6 +188,7 @@ typedef struct _cl_event *cl_event;
 #define _SKEL_CL_PROGRAM_BUILD_LOG 0x1183
 #define _SKEL_CL_KERNEL_WORK_GROUP_SIZE 0x11B0
 #define _SKEL_CL_BUILD_PROGRAM_FAILURE (-11)
+#define _SKEL_CL_MEM_SIZE 0x1102
 
 /* The entry points, filled by dlsym from the name table below. */
 typedef struct _skel_cl_api {
@@ -223,6 +227,7 @@ typedef struct _skel_cl_api {
     cl_int (*clFinish)(cl_command_queue);
     void *(*clEnqueueMapBuffer)(cl_command_queue, cl_mem, cl_bool, cl_bitfield, size_t, size_t, cl_uint,
                                 const cl_event *, cl_event *, cl_int *);
+    cl_int (*clGetMemObjectInfo)(cl_mem, cl_uint, size_t, void *, size_t *);
 } _skel_cl_api;
 
 static const char *const _skel_cl_names[] = {   /* _skel_cl_api's members, in order */
@@ -231,7 +236,7 @@ static const char *const _skel_cl_names[] = {   /* _skel_cl_api's members, in or
     "clEnqueueReadBuffer", "clEnqueueCopyBuffer", "clEnqueueFillBuffer", "clCreateProgramWithSource",
     "clCreateProgramWithBinary", "clBuildProgram", "clGetProgramBuildInfo", "clGetProgramInfo",
     "clReleaseProgram", "clCreateKernel", "clReleaseKernel", "clSetKernelArg", "clGetKernelWorkGroupInfo",
-    "clEnqueueNDRangeKernel", "clFlush", "clFinish", "clEnqueueMapBuffer"
+    "clEnqueueNDRangeKernel", "clFlush", "clFinish", "clEnqueueMapBuffer", "clGetMemObjectInfo"
 };
 
 /* the loader fills _skel_cl_api as an array of pointers: the sizes must agree */
@@ -499,20 +504,102 @@ void _skel_cl_test_state(unsigned epoch, int dirty)
 /* Only our run function acquires containers in this space, so these are
    called with _skel_cl_lock held and the context made (download also from
    skel_read: OpenCL queues are thread-safe). */
+/* Freed container buffers are kept for reuse, up to SKEL_CL_POOL_MB
+   (default 1024; 0: none) in _SKEL_CL_POOL buffers: NVIDIA's OpenCL gives
+   a new buffer its memory at first use, and a call writing a new output
+   took 60 us on the H100 where one on a kept buffer took 18
+   (bench/firstcall.c).  The queue is in order, so a new owner's commands
+   run after the old owner's.  A buffer is reused for requests of half its
+   size up; an allocation that fails gives the kept ones back and tries
+   again.  (Own lock: skel_free releases outside the backend's lock.) */
+#define _SKEL_CL_POOL 16
+static struct {
+    pthread_mutex_t lock;
+    cl_mem buf[_SKEL_CL_POOL];
+    size_t bytes[_SKEL_CL_POOL], total, limit;
+    int n, ready;
+} _skel_cl_pool = { PTHREAD_MUTEX_INITIALIZER, { NULL }, { 0 }, 0, 0, 0, 0 };
+
+static cl_mem _skel_cl_pool_take(size_t bytes)
+{
+    cl_mem m = NULL;
+    int i, best = -1;
+    pthread_mutex_lock(&_skel_cl_pool.lock);
+    for (i = 0; i < _skel_cl_pool.n; ++i)
+        if (_skel_cl_pool.bytes[i] >= bytes && _skel_cl_pool.bytes[i] / 2 <= bytes &&
+            (best < 0 || _skel_cl_pool.bytes[i] < _skel_cl_pool.bytes[best]))
+            best = i;
+    if (best >= 0) {
+        m = _skel_cl_pool.buf[best];
+        _skel_cl_pool.total -= _skel_cl_pool.bytes[best];
+        _skel_cl_pool.n--;
+        memmove(_skel_cl_pool.buf + best, _skel_cl_pool.buf + best + 1, (size_t)(_skel_cl_pool.n - best) * sizeof(cl_mem));
+        memmove(_skel_cl_pool.bytes + best, _skel_cl_pool.bytes + best + 1,
+                (size_t)(_skel_cl_pool.n - best) * sizeof(size_t));
+        _skel_cl.stats.reuses++;
+    }
+    pthread_mutex_unlock(&_skel_cl_pool.lock);
+    return m;
+}
+
+/* keeps m (the oldest kept buffer makes room), or frees it */
+static void _skel_cl_pool_give(cl_mem m)
+{
+    size_t bytes = 0;
+    pthread_mutex_lock(&_skel_cl_pool.lock);
+    if (!_skel_cl_pool.ready) {
+        int mb = _skel_env_int("SKEL_CL_POOL_MB", 1024);
+        _skel_cl_pool.limit = (size_t)(mb > 0 ? mb : 0) << 20;
+        _skel_cl_pool.ready = 1;
+    }
+    if (_skel_cl.api.clGetMemObjectInfo(m, _SKEL_CL_MEM_SIZE, sizeof bytes, &bytes, NULL) != 0 ||
+        bytes > _skel_cl_pool.limit)
+        bytes = 0;
+    while (bytes && _skel_cl_pool.n && (_skel_cl_pool.n == _SKEL_CL_POOL || _skel_cl_pool.total + bytes > _skel_cl_pool.limit)) {
+        _skel_cl.api.clReleaseMemObject(_skel_cl_pool.buf[0]);
+        _skel_cl_pool.total -= _skel_cl_pool.bytes[0];
+        _skel_cl_pool.n--;
+        memmove(_skel_cl_pool.buf, _skel_cl_pool.buf + 1, (size_t)_skel_cl_pool.n * sizeof(cl_mem));
+        memmove(_skel_cl_pool.bytes, _skel_cl_pool.bytes + 1, (size_t)_skel_cl_pool.n * sizeof(size_t));
+    }
+    if (bytes) {
+        _skel_cl_pool.buf[_skel_cl_pool.n] = m;
+        _skel_cl_pool.bytes[_skel_cl_pool.n++] = bytes;
+        _skel_cl_pool.total += bytes;
+    } else
+        _skel_cl.api.clReleaseMemObject(m);
+    pthread_mutex_unlock(&_skel_cl_pool.lock);
+}
+
+/* every kept buffer freed; 1 when there was one */
+static int _skel_cl_pool_drain(void)
+{
+    int had;
+    pthread_mutex_lock(&_skel_cl_pool.lock);
+    had = _skel_cl_pool.n > 0;
+    while (_skel_cl_pool.n) _skel_cl.api.clReleaseMemObject(_skel_cl_pool.buf[--_skel_cl_pool.n]);
+    _skel_cl_pool.total = 0;
+    pthread_mutex_unlock(&_skel_cl_pool.lock);
+    return had;
+}
+
 static int _skel_cl_alloc(void *ctx, size_t bytes, void **dev)
 {
     cl_int err;
     (void)ctx;
     _SKEL_TRY(_skel_cl_ready());
     if (_skel_cl_fail_allocs) return _SKEL_CL_ERR(-4, clCreateBuffer);   /* CL_MEM_OBJECT_ALLOCATION_FAILURE */
+    if ((*dev = _skel_cl_pool_take(bytes)) != NULL) return SKEL_OK;
     *dev = _skel_cl.api.clCreateBuffer(_skel_cl.ctx, _SKEL_CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (err != 0 && _skel_cl_pool_drain())
+        *dev = _skel_cl.api.clCreateBuffer(_skel_cl.ctx, _SKEL_CL_MEM_READ_WRITE, bytes, NULL, &err);
     return _SKEL_CL_ERR(err, clCreateBuffer);
 }
 
 static void _skel_cl_release(void *ctx, void *dev)
 {
     (void)ctx;
-    if (dev) _skel_cl.api.clReleaseMemObject((cl_mem)dev);
+    if (dev) _skel_cl_pool_give((cl_mem)dev);
 }
 
 static int _skel_cl_upload(void *ctx, void *dev, const void *host, size_t bytes)

@@ -59,6 +59,10 @@
                                ~/.cache/skel); SKEL_CACHE_DIR=off disables it
        SKEL_CUDA_PINNED=1      page-lock host buffers on first upload
                                (faster transfers, slower first upload)
+       SKEL_CUDA_POOL_MB=n     freed device memory the driver's pool keeps
+                               for reuse (default 1024; 0: every buffer is
+                               cuMemAlloc'd and cuMemFree'd); with one
+                               device (several: no pool)
        SKEL_CUDA_CHECK=sm_80,sm_90
                                compile-check mode (CI without a GPU): adds a
                                backend "cuda-check" that compiles every
@@ -252,7 +256,27 @@ static const _skel_sym _skel_nvrtc_syms[] = {
     { "nvrtcGetErrorString", offsetof(_skel_nvrtc_api, nvrtcGetErrorString) }
 };
 
+/* Optional (drivers of CUDA 11.2 on): the stream-ordered allocator. */
+typedef struct _skel_CUmemPool_st *_skel_CUmemoryPool;
+typedef struct _skel_cu_pool_api {
+    _skel_CUresult (*cuMemAllocAsync)(_skel_CUdeviceptr *p, size_t bytes, _skel_CUstream s);
+    _skel_CUresult (*cuMemFreeAsync)(_skel_CUdeviceptr p, _skel_CUstream s);
+    _skel_CUresult (*cuDeviceGetDefaultMemPool)(_skel_CUmemoryPool *pool, _skel_CUdevice d);
+    _skel_CUresult (*cuMemPoolSetAttribute)(_skel_CUmemoryPool pool, int attr, void *value);
+    _skel_CUresult (*cuMemPoolTrimTo)(_skel_CUmemoryPool pool, size_t keep);
+} _skel_cu_pool_api;
+static const _skel_sym _skel_cu_pool_syms[] = {
+    { "cuMemAllocAsync", offsetof(_skel_cu_pool_api, cuMemAllocAsync) },
+    { "cuMemFreeAsync", offsetof(_skel_cu_pool_api, cuMemFreeAsync) },
+    { "cuDeviceGetDefaultMemPool", offsetof(_skel_cu_pool_api, cuDeviceGetDefaultMemPool) },
+    { "cuMemPoolSetAttribute", offsetof(_skel_cu_pool_api, cuMemPoolSetAttribute) },
+    { "cuMemPoolTrimTo", offsetof(_skel_cu_pool_api, cuMemPoolTrimTo) }
+};
+#define _SKEL_CUA_MEMORY_POOLS 115          /* CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED */
+#define _SKEL_CU_POOL_RELEASE_THRESHOLD 4   /* CU_MEMPOOL_ATTR_RELEASE_THRESHOLD */
+
 static _skel_cu_api _skel_cu;
+static _skel_cu_pool_api _skel_cu_pool;
 static _skel_nvrtc_api _skel_nvrtc;
 static void *_skel_cu_lib, *_skel_nvrtc_lib;
 static int _skel_cu_driver_version, _skel_nvrtc_major, _skel_nvrtc_minor;
@@ -357,6 +381,7 @@ typedef struct _skel_cuda_dev {
     _skel_CUdeviceptr results;      /* per-part scalar results of a split call */
     void *pinned_result;            /* page-locked landing place of a scalar result */
     _skel_CUdeviceptr pinned_result_dev;  /* the same memory, as kernels see it (0: copy instead) */
+    _skel_CUmemoryPool pool;        /* device memory comes from here (NULL: cuMemAlloc) */
     _skel_CUdeviceptr state_buf;    /* _SKEL_BUF_STATE ... */
     _skel_dstate state;             /* ... and what it holds */
 } _skel_cuda_dev;
@@ -773,6 +798,31 @@ static int _skel_cuda_budget(size_t bytes)
     return SKEL_OK;
 }
 
+/* Device memory (d's context current).  From the device's memory pool
+   where it has one: a buffer freed and allocated again - a skel_flush, a
+   new vector per iteration, each of the tuner's calls on fresh data - then
+   costs no driver allocation.  Freed memory stays in the pool up to
+   SKEL_CUDA_POOL_MB after a synchronisation; an allocation the device
+   cannot satisfy first gives the pool's idle memory back and tries again. */
+static int _skel_cuda_mem(_skel_cuda_dev *d, size_t bytes, _skel_CUdeviceptr *p)
+{
+    _skel_CUresult r;
+    _SKEL_TRY(_skel_cuda_budget(bytes));
+    if (!d->pool) return _SKEL_CU(cuMemAlloc_v2, (p, bytes));
+    r = _skel_cu_pool.cuMemAllocAsync(p, bytes, NULL);
+    if (r == _SKEL_CU_OUT_OF_MEMORY && _skel_cu.cuCtxSynchronize() == _SKEL_CU_SUCCESS &&
+        _skel_cu_pool.cuMemPoolTrimTo(d->pool, 0) == _SKEL_CU_SUCCESS)
+        r = _skel_cu_pool.cuMemAllocAsync(p, bytes, NULL);
+    return r == _SKEL_CU_SUCCESS ? SKEL_OK : _skel_cu_error(r, "cuMemAllocAsync");
+}
+
+/* stream-ordered: kernels queued before still use the memory */
+static void _skel_cuda_unmem(_skel_cuda_dev *d, _skel_CUdeviceptr p)
+{
+    if (d->pool) _skel_cu_pool.cuMemFreeAsync(p, NULL);
+    else _skel_cu.cuMemFree_v2(p);
+}
+
 static int _skel_cuda_alloc(void *ctx, size_t bytes, void **out)
 {
     _skel_cuda_dev *d = (_skel_cuda_dev *)ctx;
@@ -782,8 +832,7 @@ static int _skel_cuda_alloc(void *ctx, size_t bytes, void **out)
     if (!b) return _skel_fail(SKEL_ENOMEM, "cuda: out of host memory");
     memset(b, 0, sizeof *b);
     rc = _skel_cuda_set(d);
-    if (rc == SKEL_OK) rc = _skel_cuda_budget(bytes);
-    if (rc == SKEL_OK) rc = _SKEL_CU(cuMemAlloc_v2, (&b->ptr, bytes));
+    if (rc == SKEL_OK) rc = _skel_cuda_mem(d, bytes, &b->ptr);
     if (rc != SKEL_OK) {
         SKEL_FREE(b);
         _skel_cuda_space_rc = rc;
@@ -803,7 +852,7 @@ static void _skel_cuda_release(void *ctx, void *p)
     _skel_cuda_buf *b = (_skel_cuda_buf *)p;
     if (!b) return;
     if (_skel_cuda_set(d) == SKEL_OK) {
-        _skel_cu.cuMemFree_v2(b->ptr);
+        _skel_cuda_unmem(d, b->ptr);
         if (b->pinned) _skel_cu.cuMemHostUnregister(b->pinned);
     }
     SKEL_FREE(b);
@@ -1008,12 +1057,11 @@ static int _skel_cuda_scratch(_skel_cuda_dev *d, int slot, size_t bytes, _skel_C
 {
     if (d->scratch_cap[slot] < bytes) {
         size_t cap = bytes < 4096 ? 4096 : bytes + bytes / 4;
-        if (d->scratch[slot]) _skel_cu.cuMemFree_v2(d->scratch[slot]);
+        if (d->scratch[slot]) _skel_cuda_unmem(d, d->scratch[slot]);
         if (slot == 3) _skel_wcache_forget(&d->weights);
         d->scratch[slot] = 0;
         d->scratch_cap[slot] = 0;
-        _SKEL_TRY(_skel_cuda_budget(cap));
-        _SKEL_TRY(_SKEL_CU(cuMemAlloc_v2, (&d->scratch[slot], cap)));
+        _SKEL_TRY(_skel_cuda_mem(d, cap, &d->scratch[slot]));
         d->scratch_cap[slot] = cap;
     }
     *out = d->scratch[slot];
@@ -1063,11 +1111,9 @@ static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, c
         int how = _skel_dstate_begin(&dv->state, p);
         if (how == _SKEL_DSTATE_GROW) {
             int rc;
-            if (dv->state_buf) _skel_cu.cuMemFree_v2(dv->state_buf);
+            if (dv->state_buf) _skel_cuda_unmem(dv, dv->state_buf);
             dv->state_buf = 0;
-            if ((rc = _skel_cuda_budget(dv->state.bytes)) == SKEL_OK)
-                rc = _SKEL_CU(cuMemAlloc_v2, (&dv->state_buf, dv->state.bytes));
-            if (rc != SKEL_OK) {
+            if ((rc = _skel_cuda_mem(dv, dv->state.bytes, &dv->state_buf)) != SKEL_OK) {
                 dv->state.bytes = 0;
                 return rc;
             }
@@ -1458,6 +1504,29 @@ static void _skel_cuda_print_stats(void)
 
 /* Load the libraries, open the selected devices, register their memory
    spaces and the backend.  Runs once, from the registry's initialisation. */
+/* Memory pools for one device (the split calls of several copy between
+   devices with cuMemcpyPeer, which pool memory would need access grants
+   for): its default pool, keeping SKEL_CUDA_POOL_MB (default 1024; 0: no
+   pool) of freed memory. */
+static void _skel_cuda_pools(void)
+{
+    const char *missing = NULL;
+    _skel_cuda_dev *d = &_skel_cuda_devs[0];
+    int mb = _skel_env_int("SKEL_CUDA_POOL_MB", 1024);
+    uint64_t keep = (uint64_t)(mb > 0 ? mb : 0) << 20;
+    if (_skel_cuda_ndevs != 1 || !keep || _skel_cuda_attr(d->dev, _SKEL_CUA_MEMORY_POOLS) != 1 ||
+        !_skel_cuda_bind(_skel_cu_lib, _skel_cu_pool_syms, sizeof _skel_cu_pool_syms / sizeof *_skel_cu_pool_syms,
+                         &_skel_cu_pool, &missing))
+        return;
+    if (_skel_cu_pool.cuDeviceGetDefaultMemPool(&d->pool, d->dev) != _SKEL_CU_SUCCESS ||
+        _skel_cu_pool.cuMemPoolSetAttribute(d->pool, _SKEL_CU_POOL_RELEASE_THRESHOLD, &keep) != _SKEL_CU_SUCCESS) {
+        d->pool = NULL;
+        return;
+    }
+    _skel_log(SKEL_LOG_INFO, "cuda: device memory from the default pool, keeping up to %llu MiB freed",
+              (unsigned long long)(keep >> 20));
+}
+
 static void _skel_cuda_provide(void)
 {
     static int done;
@@ -1507,6 +1576,7 @@ static void _skel_cuda_provide(void)
                  getenv("SKEL_CUDA_DEVICES") ? getenv("SKEL_CUDA_DEVICES") : "");
         return;
     }
+    _skel_cuda_pools();
     memset(&b, 0, sizeof b);
     b.name = "cuda";
     b.is_gpu = 1;
