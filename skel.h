@@ -4942,14 +4942,19 @@ static void _skel_point_order(const _skel_tree *t, const uint64_t *x, int *order
    can spoil all of them: on the H100 machine omp/16 measured 2-3 times
    its speed at the first corners of a dot tuning and was pruned for it.
    The second look comes after the other variants ran, usually clear of
-   the burst. */
+   the burst.  At a cheap point (best under 1 ms) a variant that lost by
+   less than a scheduler time slice (4 ms) gets one too: a stalled barrier
+   costs a slice whatever the size (omp/16 measured 1987 us at n = 10 of a
+   Taylor tuning, where it takes 6, was pruned for it, and the plan was
+   1.5 times slower at n = 457). */
 static void _skel_remeasure_close(_skel_tuner *T, _skel_synth *s, int p, const int *order, double best)
 {
     _skel_tree *t = T->t;
     int i;
     for (i = t->nvar - 1; i >= 0; --i) {
         double *rf = t->times + ((size_t)p * (size_t)t->nvar + (size_t)order[i]) * 2, R, F, f;
-        if (rf[0] < 0 || rf[0] * t->conf.repeats + rf[1] > 2 * best) continue;
+        double tv = rf[0] * t->conf.repeats + rf[1];
+        if (rf[0] < 0 || (tv > 2 * best && !(best < 1e-3 && tv - best < 4e-3))) continue;
         if (_skel_measure(T, s, &t->vars[order[i]], 1, best, &R, &F) != SKEL_OK) continue;
         f = R + F < rf[0] + rf[1] ? R + F : rf[0] + rf[1];
         if (R < rf[0]) rf[0] = R;
