@@ -507,42 +507,48 @@ void _skel_cl_test_state(unsigned epoch, int dirty)
 /* Freed container buffers are kept for reuse, up to SKEL_CL_POOL_MB
    (default 1024; 0: none) in _SKEL_CL_POOL buffers: NVIDIA's OpenCL gives
    a new buffer its memory at first use, and a call writing a new output
-   took 60 us on the H100 where one on a kept buffer took 18
+   took 71-107 us on the H100 where one on a kept buffer took 18-19
    (bench/firstcall.c).  The queue is in order, so a new owner's commands
    run after the old owner's.  A buffer is reused for requests of half its
    size up; an allocation that fails gives the kept ones back and tries
    again.  (Own lock: skel_free releases outside the backend's lock.) */
 #define _SKEL_CL_POOL 16
+typedef struct _skel_cl_kept { cl_mem buf; size_t bytes; } _skel_cl_kept;
 static struct {
     pthread_mutex_t lock;
-    cl_mem buf[_SKEL_CL_POOL];
-    size_t bytes[_SKEL_CL_POOL], total, limit;
+    _skel_cl_kept kept[_SKEL_CL_POOL];  /* oldest first */
+    size_t total, limit;
     int n, ready;
-} _skel_cl_pool = { PTHREAD_MUTEX_INITIALIZER, { NULL }, { 0 }, 0, 0, 0, 0 };
+} _skel_cl_pool = { PTHREAD_MUTEX_INITIALIZER, { { NULL, 0 } }, 0, 0, 0, 0 };
+
+/* takes entry i out of the pool (lock held) */
+static cl_mem _skel_cl_pool_remove(int i)
+{
+    cl_mem m = _skel_cl_pool.kept[i].buf;
+    _skel_cl_pool.total -= _skel_cl_pool.kept[i].bytes;
+    _skel_cl_pool.n--;
+    memmove(_skel_cl_pool.kept + i, _skel_cl_pool.kept + i + 1, (size_t)(_skel_cl_pool.n - i) * sizeof *_skel_cl_pool.kept);
+    return m;
+}
 
 static cl_mem _skel_cl_pool_take(size_t bytes)
 {
     cl_mem m = NULL;
     int i, best = -1;
     pthread_mutex_lock(&_skel_cl_pool.lock);
-    for (i = 0; i < _skel_cl_pool.n; ++i)
-        if (_skel_cl_pool.bytes[i] >= bytes && _skel_cl_pool.bytes[i] / 2 <= bytes &&
-            (best < 0 || _skel_cl_pool.bytes[i] < _skel_cl_pool.bytes[best]))
-            best = i;
+    for (i = 0; i < _skel_cl_pool.n; ++i) {
+        size_t have = _skel_cl_pool.kept[i].bytes;
+        if (have >= bytes && have / 2 <= bytes && (best < 0 || have < _skel_cl_pool.kept[best].bytes)) best = i;
+    }
     if (best >= 0) {
-        m = _skel_cl_pool.buf[best];
-        _skel_cl_pool.total -= _skel_cl_pool.bytes[best];
-        _skel_cl_pool.n--;
-        memmove(_skel_cl_pool.buf + best, _skel_cl_pool.buf + best + 1, (size_t)(_skel_cl_pool.n - best) * sizeof(cl_mem));
-        memmove(_skel_cl_pool.bytes + best, _skel_cl_pool.bytes + best + 1,
-                (size_t)(_skel_cl_pool.n - best) * sizeof(size_t));
+        m = _skel_cl_pool_remove(best);
         _skel_cl.stats.reuses++;
     }
     pthread_mutex_unlock(&_skel_cl_pool.lock);
     return m;
 }
 
-/* keeps m (the oldest kept buffer makes room), or frees it */
+/* keeps m (the oldest kept buffers make room), or frees it */
 static void _skel_cl_pool_give(cl_mem m)
 {
     size_t bytes = 0;
@@ -555,16 +561,12 @@ static void _skel_cl_pool_give(cl_mem m)
     if (_skel_cl.api.clGetMemObjectInfo(m, _SKEL_CL_MEM_SIZE, sizeof bytes, &bytes, NULL) != 0 ||
         bytes > _skel_cl_pool.limit)
         bytes = 0;
-    while (bytes && _skel_cl_pool.n && (_skel_cl_pool.n == _SKEL_CL_POOL || _skel_cl_pool.total + bytes > _skel_cl_pool.limit)) {
-        _skel_cl.api.clReleaseMemObject(_skel_cl_pool.buf[0]);
-        _skel_cl_pool.total -= _skel_cl_pool.bytes[0];
-        _skel_cl_pool.n--;
-        memmove(_skel_cl_pool.buf, _skel_cl_pool.buf + 1, (size_t)_skel_cl_pool.n * sizeof(cl_mem));
-        memmove(_skel_cl_pool.bytes, _skel_cl_pool.bytes + 1, (size_t)_skel_cl_pool.n * sizeof(size_t));
-    }
+    while (bytes && _skel_cl_pool.n &&
+           (_skel_cl_pool.n == _SKEL_CL_POOL || _skel_cl_pool.total + bytes > _skel_cl_pool.limit))
+        _skel_cl.api.clReleaseMemObject(_skel_cl_pool_remove(0));
     if (bytes) {
-        _skel_cl_pool.buf[_skel_cl_pool.n] = m;
-        _skel_cl_pool.bytes[_skel_cl_pool.n++] = bytes;
+        _skel_cl_pool.kept[_skel_cl_pool.n].buf = m;
+        _skel_cl_pool.kept[_skel_cl_pool.n++].bytes = bytes;
         _skel_cl_pool.total += bytes;
     } else
         _skel_cl.api.clReleaseMemObject(m);
@@ -577,8 +579,7 @@ static int _skel_cl_pool_drain(void)
     int had;
     pthread_mutex_lock(&_skel_cl_pool.lock);
     had = _skel_cl_pool.n > 0;
-    while (_skel_cl_pool.n) _skel_cl.api.clReleaseMemObject(_skel_cl_pool.buf[--_skel_cl_pool.n]);
-    _skel_cl_pool.total = 0;
+    while (_skel_cl_pool.n) _skel_cl.api.clReleaseMemObject(_skel_cl_pool_remove(_skel_cl_pool.n - 1));
     pthread_mutex_unlock(&_skel_cl_pool.lock);
     return had;
 }

@@ -31,18 +31,18 @@
 /* an index-only Map writing int32, like bench/eval.c's Mandelbrot (whose
    first calls this measures) but with a cheap body: what differs between
    the preparations is outside the kernel */
-SKEL_FUNC(int32_t, mandel_f, (skel_index i), return (int32_t)(i % 1021);)
-SKEL_MAP_EX(mandel, mandel_f, int32_t, int32_t, 0, SKEL_INDEX, SKEL_NO_UNIFORM)
+SKEL_FUNC(int32_t, index_f, (skel_index i), return (int32_t)(i % 1021);)
+SKEL_MAP_EX(idxmap, index_f, int32_t, int32_t, 0, SKEL_INDEX, SKEL_NO_UNIFORM)
 
 #define REPS 15
 static skel_vec *Z;
 static skel_plan *plans[8];
 
-static void use(int v) { skel_set_plan(mandel, plans[v]); }
+static void use(int v) { skel_set_plan(idxmap, plans[v]); }
 static void call(void)
 {
-    if (skel_map1(mandel, Z, NULL) != SKEL_OK || _skel_tune_sync(Z) != SKEL_OK) {
-        fprintf(stderr, "mandel: %s\n", skel_last_error());
+    if (skel_map1(idxmap, Z, NULL) != SKEL_OK || _skel_tune_sync(Z) != SKEL_OK) {
+        fprintf(stderr, "idxmap: %s\n", skel_last_error());
         exit(1);
     }
 }
