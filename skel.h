@@ -1952,6 +1952,9 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
        SKEL_BARRIER()       group barrier + local fence
        SKEL_UNROLL          before a constant-count loop: unroll it (may be empty)
        SKEL_LID()           work-item in group (int)
+       SKEL_LSIZE()         work-items in this launch's groups (int): at most
+                            SKEL_BLOCK; only Map and MapArray are launched
+                            with fewer (_skel_kstep.local)
        SKEL_GROUP(), SKEL_NGROUPS()   group id and count (skel_index)
        SKEL_ATOMIC_INC(p)   p: SKEL_GLOBAL skel_uint*; returns the old value
        SKEL_FENCE()         device-wide memory fence
@@ -2104,7 +2107,8 @@ typedef struct _skel_karg {
 } _skel_karg;
 typedef struct _skel_kstep {
     const char *kernel;         /* entry name in the program */
-    size_t groups;              /* work-groups of opts->block work-items */
+    size_t groups;              /* work-groups of opts->block work-items ... */
+    int local;                  /* ... or of this many (Map, MapArray; 0: the block) */
     int nargs;
     _skel_karg arg[_SKEL_KARGS];
 } _skel_kstep;
@@ -2262,6 +2266,7 @@ static const char _skel_prelude_cuda[] =
     "#define SKEL_LOCAL_PTR\n"
     "#define SKEL_BARRIER() __syncthreads()\n"
     "#define SKEL_LID() ((int)threadIdx.x)\n"
+    "#define SKEL_LSIZE() ((int)blockDim.x)\n"
     "#define SKEL_GROUP() ((skel_index)blockIdx.x)\n"
     "#define SKEL_NGROUPS() ((skel_index)gridDim.x)\n"
     "#define SKEL_ATOMIC_INC(p) atomicAdd((p), 1u)\n"
@@ -2294,6 +2299,7 @@ static const char _skel_prelude_opencl[] =
     "#define SKEL_LOCAL_PTR __local\n"
     "#define SKEL_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)\n"
     "#define SKEL_LID() ((int)get_local_id(0))\n"
+    "#define SKEL_LSIZE() ((int)get_local_size(0))\n"
     "#define SKEL_GROUP() ((skel_index)get_group_id(0))\n"
     "#define SKEL_NGROUPS() ((skel_index)get_num_groups(0))\n"
     "#define SKEL_ATOMIC_INC(p) atomic_inc(p)\n"
@@ -2429,7 +2435,7 @@ static const char _skel_tpl_common[] =
 static const char _skel_tpl_map[] =
     "SKEL_KERNEL void skel_map(SKEL_GLOBAL skel_to *out SKEL_IN_PARAMS, skel_index n, skel_index cols SKEL_U_PARAM)\n"
     "{\n"
-    "    skel_index i = SKEL_GROUP() * SKEL_BLOCK * SKEL_MITEMS + SKEL_LID(), step = SKEL_NGROUPS() * SKEL_BLOCK * SKEL_MITEMS;\n"
+    "    skel_index ls = SKEL_LSIZE(), i = SKEL_GROUP() * ls * SKEL_MITEMS + SKEL_LID(), step = SKEL_NGROUPS() * ls * SKEL_MITEMS;\n"
     "    (void)cols;\n"
     "#if SKEL_MITEMS == 1\n"
     "    for (; i < n; i += step) out[i] = SKEL_MAPV(i);\n"
@@ -2438,9 +2444,9 @@ static const char _skel_tpl_map[] =
     "        skel_to r[SKEL_MITEMS];\n"
     "        int k;\n"
     "        SKEL_UNROLL\n"
-    "        for (k = 0; k < SKEL_MITEMS; ++k) if (i + k * SKEL_BLOCK < n) r[k] = SKEL_MAPV(i + k * SKEL_BLOCK);\n"
+    "        for (k = 0; k < SKEL_MITEMS; ++k) if (i + k * ls < n) r[k] = SKEL_MAPV(i + k * ls);\n"
     "        SKEL_UNROLL\n"
-    "        for (k = 0; k < SKEL_MITEMS; ++k) if (i + k * SKEL_BLOCK < n) out[i + k * SKEL_BLOCK] = r[k];\n"
+    "        for (k = 0; k < SKEL_MITEMS; ++k) if (i + k * ls < n) out[i + k * ls] = r[k];\n"
     "    }\n"
     "#endif\n"
     "}\n";
@@ -2449,7 +2455,7 @@ static const char _skel_tpl_maparray[] =
     "SKEL_KERNEL void skel_maparray(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *v,\n"
     "                               SKEL_GLOBAL const skel_to *e, skel_index n SKEL_U_PARAM)\n"
     "{\n"
-    "    skel_index i = SKEL_GROUP() * SKEL_BLOCK + SKEL_LID(), step = SKEL_NGROUPS() * SKEL_BLOCK;\n"
+    "    skel_index i = SKEL_GROUP() * SKEL_LSIZE() + SKEL_LID(), step = SKEL_NGROUPS() * SKEL_LSIZE();\n"
     "    for (; i < n; i += step) out[i] = SKEL_MACALL(v, e[i]);\n"
     "}\n";
 
@@ -3057,6 +3063,19 @@ static void _skel_karg_uniform(_skel_kstep *s, const skel_skeleton *sk)
 }
 static size_t _skel_cdiv(size_t a, size_t b) { return (a + b - 1) / b; }
 
+/* Work-items a group of a Map or MapArray over n elements (items each):
+   the block, halved (down to a warp of 32) while that leaves fewer than 4
+   groups a compute unit.  A small Map in groups of the block would run on
+   a few SMs while the rest idle: on an H100, a Map of 5888 floats through
+   a 32-term Taylor series took 17.7 us in groups of 128 (12 SMs busy) and
+   25.3 us in groups of 512 (3 SMs). */
+static int _skel_map_local(size_t n, size_t items, int block, int compute_units)
+{
+    size_t want = (size_t)4 * (size_t)(compute_units > 0 ? compute_units : 1);
+    while (block > 32 && _skel_cdiv(n, (size_t)block * items) < want) block /= 2;
+    return block;
+}
+
 int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_shape *sh,
                       const _skel_kernel_opts *opts, _skel_kplan *p)
 {
@@ -3075,8 +3094,9 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
     switch (sk->kind) {
     case SKEL_KIND_MAP:
     case SKEL_KIND_MAPARRAY: {
-        size_t groups = _skel_cdiv(n, (size_t)g.block * (sk->kind == SKEL_KIND_MAP ? (size_t)g.map_items : 1));
-        size_t cap = (size_t)1 << 30;
+        size_t items = sk->kind == SKEL_KIND_MAP ? (size_t)g.map_items : 1, groups, cap = (size_t)1 << 30;
+        int local = _skel_map_local(n, items, g.block, o.compute_units);
+        groups = _skel_cdiv(n, (size_t)local * items);
         if (!n) return SKEL_OK;
         if (sk->kind == SKEL_KIND_MAPARRAY && c->out == c->in[0]) {
             p->scratch[0] = c->in[0]->n * esz;
@@ -3084,6 +3104,7 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
             in0 = _SKEL_BUF_SCRATCH0;
         }
         s = _skel_kstep_new(p, sk->kind == SKEL_KIND_MAP ? "skel_map" : "skel_maparray", groups < cap ? groups : cap);
+        s->local = local < g.block ? local : 0;
         _skel_karg_buf(s, _SKEL_BUF_OUT);
         if (sk->kind == SKEL_KIND_MAPARRAY) {
             _skel_karg_buf(s, in0);

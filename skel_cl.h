@@ -34,7 +34,9 @@
        skel_read, a scalar result (unless it goes to call.out, a 1-element
        vector) or skel_cl_finish() waits for them.  A
        variant {"opencl", .block} sets the work-group size (64..1024, a power
-       of two; 0: 256).  User functions follow skel.h's rules; pointer
+       of two; 0: 256); a Map or MapArray with fewer than 4 groups a
+       compute unit runs in smaller groups (down to 32), as in skel_cuda.h.
+       User functions follow skel.h's rules; pointer
        parameters get their OpenCL address space from the generator.
        double needs cl_khr_fp64 (SKEL_EUNSUPPORTED where the device lacks it).
 
@@ -822,7 +824,8 @@ int _skel_cl_test_plan(skel_skeleton *sk, const skel_call *c, int compute_units,
     _SKEL_TRY(_skel_kernel_plan(sk, c, &sh, &o, &p));
     desc[0] = 0;
     for (i = 0; i < p.nsteps && len < size; ++i)
-        len += (size_t)snprintf(desc + len, size - len, "%s:%zu ", p.step[i].kernel, p.step[i].groups);
+        len += p.step[i].local ? (size_t)snprintf(desc + len, size - len, "%s:%zux%d ", p.step[i].kernel, p.step[i].groups, p.step[i].local)
+                               : (size_t)snprintf(desc + len, size - len, "%s:%zu ", p.step[i].kernel, p.step[i].groups);
     if (len < size) snprintf(desc + len, size - len, "result=%d", p.result);
     return SKEL_OK;
 }
@@ -1021,7 +1024,7 @@ static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const 
     for (i = 0; i < plan.nsteps && rc == SKEL_OK; ++i) {
         const _skel_kstep *s = &plan.step[i];
         cl_kernel kern = NULL;
-        size_t local = (size_t)block, global = s->groups * (size_t)block;
+        size_t local = (size_t)(s->local ? s->local : block), global = s->groups * local;
         if ((rc = _skel_cl_kernel(prog, s->kernel, &kern)) != SKEL_OK) break;
         for (k = 0; k < s->nargs && rc == SKEL_OK; ++k) {
             const _skel_karg *a = &s->arg[k];

@@ -42,8 +42,11 @@
        a vector (carries from a first Reduce pass) or matrix (by rows),
        MapOverlap along matrix rows.  Other calls run as one part.  .grid
        sets the blocks of the grid-stride kernels (Map, MapArray, row-wise
-       Reduce; 0: the plan's choice); the other kernels' grids follow
-       from their tiles.
+       Reduce; 0: the plan's choice), a Map or MapArray never getting more
+       blocks than have work; the other kernels' grids follow from their
+       tiles.  .block is the most threads a block: a Map or MapArray with
+       fewer than 4 blocks an SM runs in smaller blocks (down to 32
+       threads), so that every SM gets some of it.
 
    KERNEL CACHE
        Compiled kernels are kept in memory and on disk, keyed by a hash of
@@ -1073,6 +1076,17 @@ static int _skel_cuda_any_grid(const char *kernel)
     return !strcmp(kernel, "skel_map") || !strcmp(kernel, "skel_maparray") || !strcmp(kernel, "skel_reduce_rows");
 }
 
+/* Groups to launch for step st: the variant's grid (0: the plan's) for
+   the kernels that take any number, but never more groups than a Map or
+   MapArray has work for (its plan's count): a grid of 8448 groups for 5888
+   elements launched 8400 groups that only returned. */
+static size_t _skel_cuda_groups(const _skel_kstep *st, int grid)
+{
+    if (grid <= 0 || !_skel_cuda_any_grid(st->kernel)) return st->groups;
+    if ((size_t)grid > st->groups && strcmp(st->kernel, "skel_reduce_rows") != 0) return st->groups;
+    return (size_t)grid;
+}
+
 /* Execute plan p on device d (its context current, its run lock held).
    bufs[_SKEL_BUF_OUT .. _SKEL_BUF_IN0 + 3] are the operands (already
    offset for a part); the scratch and weights slots are filled here.  With
@@ -1146,9 +1160,8 @@ static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, c
             default: args[j] = (void *)c->uniform; break;
             }
         }
-        /* the variant's grid, for the kernels that take any number of groups */
-        _SKEL_TRY(_skel_cuda_launch(d, f, grid > 0 && _skel_cuda_any_grid(st->kernel) ? (size_t)grid : st->groups,
-                                    (unsigned)k->block, 0, args));
+        _SKEL_TRY(_skel_cuda_launch(d, f, _skel_cuda_groups(st, grid), (unsigned)(st->local ? st->local : k->block), 0,
+                                    args));
     }
     /* every step launched: the next kernel that uses the state runs after
        them (one stream; a kernel that faults poisons the context for every

@@ -8,6 +8,7 @@
 // Prints one line per measurement, "name n ms", times the median of
 // repeated runs timed with CUDA events:
 //   copy_d2d      cudaMemcpy device to device of n floats
+//   copy_d2d_3half  the same of 3n/2 floats: the bytes a saxpy of n moves
 //   copy_h2d      n floats from pageable host memory; copy_h2d_pinned likewise pinned
 //   copy_d2h      n floats to pageable host memory
 //   cub_reduce    cub::DeviceReduce::Sum
@@ -119,9 +120,9 @@ int main(int argc, char **argv)
     printf("# device %s sm_%d%d, %d SMs\n", p.name, p.major, p.minor, p.multiProcessorCount);
     CK(cudaEventCreate(&ev0));
     CK(cudaEventCreate(&ev1));
-    CK(cudaMalloc(&x, nmax * 4));
+    CK(cudaMalloc(&x, nmax * 6));       // room for copy_d2d_3half
     CK(cudaMalloc(&y, nmax * 4));
-    CK(cudaMalloc(&r, nmax * 4));
+    CK(cudaMalloc(&r, nmax * 6));
     CK(cudaMalloc(&acc, 64));
     h = (float *)malloc(nmax * 4);
     CK(cudaMallocHost(&hp, nmax * 4));
@@ -147,6 +148,7 @@ int main(int argc, char **argv)
         unsigned blocks = (unsigned)((n + 255) / 256);
         size_t tn = tmpn;
         printf("copy_d2d %ld %.6f\n", n, time_ms([&] { CK(cudaMemcpyAsync(r, x, n * 4, cudaMemcpyDeviceToDevice)); }, reps));
+        printf("copy_d2d_3half %ld %.6f\n", n, time_ms([&] { CK(cudaMemcpyAsync(r, x, n * 6, cudaMemcpyDeviceToDevice)); }, reps));
         printf("copy_h2d %ld %.6f\n", n, time_ms([&] { CK(cudaMemcpyAsync(r, h, n * 4, cudaMemcpyHostToDevice)); }, 5));
         printf("copy_h2d_pinned %ld %.6f\n", n, time_ms([&] { CK(cudaMemcpyAsync(r, hp, n * 4, cudaMemcpyHostToDevice)); }, 5));
         printf("copy_d2h %ld %.6f\n", n, time_ms([&] { CK(cudaMemcpyAsync(h, r, n * 4, cudaMemcpyDeviceToHost)); }, 5));

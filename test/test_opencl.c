@@ -138,6 +138,31 @@ SKEL_TEST(kernel_plan_reduce_is_one_ordered_pass)
     skel_free(m);
 }
 
+SKEL_TEST(kernel_plan_spreads_a_small_map_over_every_compute_unit)
+{
+    skel_vec *x = st_fvec(5888, 1), *y = st_fvec(5888, 2), *big = st_fvec(1 << 20, 3);
+    skel_call c;
+    char desc[256];
+    memset(&c, 0, sizeof c);
+    c.in[0] = x;
+    c.out = y;
+    /* 5888 elements, 2 a work-item, 132 compute units: 12 groups of the
+       block (256) would leave most units idle; groups are halved down to
+       a warp (92 groups of 32), still under 4 a unit */
+    ST_OK(_skel_cl_test_plan(c_square, &c, 132, desc, sizeof desc));
+    if (strcmp(desc, "skel_map:92x32 result=-1")) ST_FAIL("plan %s", desc);
+    /* 2 units: 12 groups of 256 are enough */
+    ST_OK(_skel_cl_test_plan(c_square, &c, 2, desc, sizeof desc));
+    if (strcmp(desc, "skel_map:12 result=-1")) ST_FAIL("plan %s", desc);
+    c.in[0] = big;
+    c.out = big;
+    ST_OK(_skel_cl_test_plan(c_square, &c, 132, desc, sizeof desc));
+    if (strcmp(desc, "skel_map:2048 result=-1")) ST_FAIL("plan %s", desc);
+    skel_free(x);
+    skel_free(y);
+    skel_free(big);
+}
+
 /* ---- with a device ------------------------------------------------------ */
 
 SKEL_TEST(opencl_backend_present_or_skip_says_why)
