@@ -1073,7 +1073,8 @@ static int _skel_cuda_scratch(_skel_cuda_dev *d, int slot, size_t bytes, _skel_C
 
 static int _skel_cuda_any_grid(const char *kernel)
 {
-    return !strcmp(kernel, "skel_map") || !strcmp(kernel, "skel_maparray") || !strcmp(kernel, "skel_reduce_rows");
+    return !strcmp(kernel, "skel_map") || !strcmp(kernel, "skel_map_small") || !strcmp(kernel, "skel_maparray") ||
+           !strcmp(kernel, "skel_reduce_rows");
 }
 
 /* Groups to launch for step st: the variant's grid (0: the plan's) for

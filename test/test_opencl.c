@@ -150,7 +150,7 @@ SKEL_TEST(kernel_plan_spreads_a_small_map_over_every_compute_unit)
        block (256) would leave most units idle; groups are halved down to
        a warp (92 groups of 32), still under 4 a unit */
     ST_OK(_skel_cl_test_plan(c_square, &c, 132, desc, sizeof desc));
-    if (strcmp(desc, "skel_map:92x32 result=-1")) ST_FAIL("plan %s", desc);
+    if (strcmp(desc, "skel_map_small:92x32 result=-1")) ST_FAIL("plan %s", desc);
     /* 2 units: 12 groups of 256 are enough */
     ST_OK(_skel_cl_test_plan(c_square, &c, 2, desc, sizeof desc));
     if (strcmp(desc, "skel_map:12 result=-1")) ST_FAIL("plan %s", desc);
