@@ -1924,8 +1924,9 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
                 buffer (in-place MapOverlap/MapArray) -- the steps already
                 name the scratch buffer where they read in[0];
              3. if plan->weights_bytes, upload call->weights (that many bytes)
-                to a read-only buffer for _SKEL_BUF_WEIGHTS, unless that
-                buffer already holds them (_skel_wcache: no upload, no
+                to a read-only buffer for _SKEL_BUF_WEIGHTS (CUDA: to the
+                module's skel_w, and the argument is not passed), unless
+                it already holds them (_skel_wcache: no upload, no
                 wait between calls that share their weights); if
                 plan->state, pass the device's state buffer as
                 _SKEL_BUF_STATE, after _skel_dstate_begin says whether to
@@ -2040,8 +2041,16 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
        MapOverlap 2D
                   skel_overlap2d(T *out, const T *in, rows, cols, int edge,
                                  T edge_value [, SKEL_CONSTANT_PTR const T *w] [, u])
-                      w (weighted instances): (2dR+1) x (2dC+1) weights;
-                      tiles of geom.ov2_w x geom.ov2_h outputs; groups =
+                      w (weighted instances): (2dR+1) x (2dC+1) weights.
+                      CUDA has no w parameter: the weights are the
+                      module's `__constant__ T skel_w[]`, which the backend
+                      fills through cuModuleGetGlobal, so the unrolled
+                      window reads them as constant operands of its
+                      multiply-adds instead of holding 25 of them in
+                      registers (5x5 at 2^24 floats on an H100: 0.0648 ->
+                      0.0574 ms; OpenCL C 1.2 cannot fill a program-scope
+                      __constant array at run time, so it keeps w).
+                      Tiles of geom.ov2_w x geom.ov2_h outputs; groups =
                       ceil(cols/ov2_w) * ceil(rows/ov2_h).  out must not alias in.
    --------------------------------------------------------------------- */
 enum { _SKEL_DIALECT_CUDA = 1, _SKEL_DIALECT_OPENCL = 2 };
@@ -3029,7 +3038,15 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
     case SKEL_KIND_OVERLAP2D:
         _skel_sbuf_printf(&b, "#define SKEL_DR %d\n#define SKEL_DC %d\n", sk->dr, sk->dc);
         _skel_put_bounds(&b, "SKEL_OV2_BOUNDS", g.block, SKEL_GPU_OV2_REGS);
-        if (sk->weighted)
+        if (sk->weighted && dialect == _SKEL_DIALECT_CUDA)
+            /* CUDA: the weights are a __constant__ array of the module
+               (the backend fills it through cuModuleGetGlobal), so the
+               unrolled calls read them as operands of the multiply-adds,
+               not as loads into 25 registers */
+            _skel_sbuf_printf(&b, "__constant__ skel_to skel_w[%d];\n#define SKEL_W_PARAM\n"
+                              "#define SKEL_OV2CALL(p, st) %s(p, st, skel_w + SKEL_DR * (2 * SKEL_DC + 1) + SKEL_DC SKEL_U_ARG)\n",
+                              (2 * sk->dr + 1) * (2 * sk->dc + 1), sk->func_name);
+        else if (sk->weighted)
             _skel_sbuf_printf(&b, "#define SKEL_W_PARAM , SKEL_CONSTANT_PTR const skel_to *w\n"
                               "#define SKEL_OV2CALL(p, st) %s(p, st, w + SKEL_DR * (2 * SKEL_DC + 1) + SKEL_DC SKEL_U_ARG)\n",
                               sk->func_name);

@@ -328,11 +328,24 @@ static int _skel_cl_check(cl_int err, const char *call)
 /* ---------------------------------------------------------------------
    opencl: loading, platforms and devices
    --------------------------------------------------------------------- */
-static void _skel_cl_str(cl_device_id d, cl_device_info what, char *buf, size_t size)
+/* A platform (plat != NULL) or device string, cut to fit buf.  It is read
+   whole first: a value longer than the buffer makes the query fail
+   outright (PoCL 3.1 on an AVX-512 Xeon reports a 66-character device
+   version and a 99-character platform version). */
+static void _skel_cl_info_str(cl_platform_id plat, cl_device_id d, cl_uint what, char *buf, size_t size)
 {
+    size_t n = 0;
+    char *tmp;
+    int rc;
     buf[0] = 0;
-    if (_skel_cl.api.clGetDeviceInfo(d, what, size - 1, buf, NULL) != 0) buf[0] = 0;
-    buf[size - 1] = 0;
+    rc = plat ? _skel_cl.api.clGetPlatformInfo(plat, what, 0, NULL, &n) : _skel_cl.api.clGetDeviceInfo(d, what, 0, NULL, &n);
+    if (rc != 0 || !n || !(tmp = (char *)SKEL_MALLOC(n + 1))) return;
+    rc = plat ? _skel_cl.api.clGetPlatformInfo(plat, what, n, tmp, NULL) : _skel_cl.api.clGetDeviceInfo(d, what, n, tmp, NULL);
+    if (rc == 0) {
+        tmp[n] = 0;
+        snprintf(buf, size, "%s", tmp);
+    }
+    SKEL_FREE(tmp);
 }
 
 static int _skel_cl_has_ext(cl_device_id d, const char *ext)
@@ -358,11 +371,11 @@ static void _skel_cl_describe(_skel_cl_dev *d)
     cl_ulong gm = 0, lm = 0, ma = 0;
     size_t wg = 0;
     _skel_cl_api *a = &_skel_cl.api;
-    _skel_cl_str(d->id, _SKEL_CL_DEVICE_NAME, i->name, sizeof i->name);
-    _skel_cl_str(d->id, _SKEL_CL_DEVICE_VENDOR, i->vendor, sizeof i->vendor);
-    _skel_cl_str(d->id, _SKEL_CL_DEVICE_VERSION, i->version, sizeof i->version);
-    _skel_cl_str(d->id, _SKEL_CL_DRIVER_VERSION, i->driver, sizeof i->driver);
-    _skel_cl_str(d->id, _SKEL_CL_DEVICE_OPENCL_C_VERSION, d->c_version, sizeof d->c_version);
+    _skel_cl_info_str(NULL, d->id, _SKEL_CL_DEVICE_NAME, i->name, sizeof i->name);
+    _skel_cl_info_str(NULL, d->id, _SKEL_CL_DEVICE_VENDOR, i->vendor, sizeof i->vendor);
+    _skel_cl_info_str(NULL, d->id, _SKEL_CL_DEVICE_VERSION, i->version, sizeof i->version);
+    _skel_cl_info_str(NULL, d->id, _SKEL_CL_DRIVER_VERSION, i->driver, sizeof i->driver);
+    _skel_cl_info_str(NULL, d->id, _SKEL_CL_DEVICE_OPENCL_C_VERSION, d->c_version, sizeof d->c_version);
     a->clGetDeviceInfo(d->id, _SKEL_CL_DEVICE_TYPE, sizeof type, &type, NULL);
     a->clGetDeviceInfo(d->id, _SKEL_CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
     a->clGetDeviceInfo(d->id, _SKEL_CL_DEVICE_GLOBAL_MEM_SIZE, sizeof gm, &gm, NULL);
@@ -445,10 +458,8 @@ static int _skel_cl_probe(void)
     for (p = 0; p < np; ++p) {
         cl_device_id ids[_SKEL_CL_MAX_DEVICES];
         char pname[128], pver[64];
-        pname[0] = pver[0] = 0;
-        _skel_cl.api.clGetPlatformInfo(plats[p], _SKEL_CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
-        _skel_cl.api.clGetPlatformInfo(plats[p], _SKEL_CL_PLATFORM_VERSION, sizeof pver - 1, pver, NULL);
-        pname[sizeof pname - 1] = pver[sizeof pver - 1] = 0;
+        _skel_cl_info_str(plats[p], NULL, _SKEL_CL_PLATFORM_NAME, pname, sizeof pname);
+        _skel_cl_info_str(plats[p], NULL, _SKEL_CL_PLATFORM_VERSION, pver, sizeof pver);
         nd = 0;
         if (_skel_cl.api.clGetDeviceIDs(plats[p], _SKEL_CL_DEVICE_TYPE_ALL, _SKEL_CL_MAX_DEVICES, ids, &nd) != 0) continue;
         if (nd > _SKEL_CL_MAX_DEVICES) nd = _SKEL_CL_MAX_DEVICES;

@@ -378,9 +378,10 @@ typedef struct _skel_cuda_dev {
     char arch[16];              /* "sm_90" */
     int arch_num;               /* 90 */
     pthread_mutex_t run_lock;   /* one call at a time owns the scratch buffers */
-    _skel_CUdeviceptr scratch[4];   /* the plan's scratch buffers 0..2, then the weights */
-    size_t scratch_cap[4];
-    _skel_wcache weights;           /* what scratch[3] holds */
+    _skel_CUdeviceptr scratch[3];   /* the plan's scratch buffers 0..2 */
+    size_t scratch_cap[3];
+    _skel_wcache weights;           /* what the weights array weights_at holds */
+    _skel_CUdeviceptr weights_at;   /* a module's skel_w (modules are shared by instances) */
     _skel_CUdeviceptr results;      /* per-part scalar results of a split call */
     void *pinned_result;            /* page-locked landing place of a scalar result */
     _skel_CUdeviceptr pinned_result_dev;  /* the same memory, as kernels see it (0: copy instead) */
@@ -937,6 +938,7 @@ typedef struct _skel_cuda_kern {
     int dev, want_block, kind;  /* cache key: device, requested block, generated kind */
     int block;                  /* block size the program was generated for */
     _skel_CUmodule mod;
+    _skel_CUdeviceptr wsym;     /* the module's skel_w (weighted 2D overlap), once looked up */
     const char *names[_SKEL_CUDA_NFN];
     _skel_CUfunction fns[_SKEL_CUDA_NFN];
 } _skel_cuda_kern;
@@ -1061,7 +1063,6 @@ static int _skel_cuda_scratch(_skel_cuda_dev *d, int slot, size_t bytes, _skel_C
     if (d->scratch_cap[slot] < bytes) {
         size_t cap = bytes < 4096 ? 4096 : bytes + bytes / 4;
         if (d->scratch[slot]) _skel_cuda_unmem(d, d->scratch[slot]);
-        if (slot == 3) _skel_wcache_forget(&d->weights);
         d->scratch[slot] = 0;
         d->scratch_cap[slot] = 0;
         _SKEL_TRY(_skel_cuda_mem(d, cap, &d->scratch[slot]));
@@ -1069,6 +1070,31 @@ static int _skel_cuda_scratch(_skel_cuda_dev *d, int slot, size_t bytes, _skel_C
     }
     *out = d->scratch[slot];
     return SKEL_OK;
+}
+
+/* A weighted 2D MapOverlap's weights into its module's __constant__
+   array skel_w, unless that array already holds them (_skel_wcache).  The
+   copy is stream-ordered after the kernels that read the old weights, and
+   from the cache's copy: pageable memory is staged before the call returns
+   (the caller's could be page-locked, and change while the copy waits). */
+static int _skel_cuda_weights(_skel_cuda_dev *dv, _skel_cuda_kern *k, const void *w, size_t bytes)
+{
+    _skel_CUdeviceptr at = k->wsym;
+    size_t have = 0;
+    const void *src;
+    int rc;
+    if (!at) {
+        _SKEL_TRY(_SKEL_CU(cuModuleGetGlobal_v2, (&at, &have, k->mod, "skel_w")));
+        if (have != bytes) return _skel_fail(SKEL_EDEVICE, "cuda: skel_w holds %zu bytes, the call has %zu", have, bytes);
+        k->wsym = at;   /* benign race: two threads store the same value */
+    }
+    if (dv->weights_at == at && _skel_wcache_holds(&dv->weights, w, bytes)) return SKEL_OK;
+    _skel_wcache_keep(&dv->weights, w, bytes);
+    dv->weights_at = at;
+    src = dv->weights.bytes ? dv->weights.bytes : w;
+    rc = _SKEL_CU(cuMemcpyHtoDAsync_v2, (at, src, bytes, NULL));
+    if (rc != SKEL_OK) _skel_wcache_forget(&dv->weights);
+    return rc;
 }
 
 static int _skel_cuda_any_grid(const char *kernel)
@@ -1098,30 +1124,13 @@ static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, c
 {
     _skel_cuda_dev *dv = &_skel_cuda_devs[d];
     size_t esz = _skel_types[sk->out_type].size;
-    int i, j;
+    int i, j, na;
     for (i = 0; i < 3; ++i)
         if (p->scratch[i]) _SKEL_TRY(_skel_cuda_scratch(dv, i, p->scratch[i], &bufs[_SKEL_BUF_SCRATCH0 + i]));
     if (p->copy_in0 >= 0)
         _SKEL_TRY(_SKEL_CU(cuMemcpyDtoD_v2, (bufs[_SKEL_BUF_SCRATCH0 + p->copy_in0], bufs[_SKEL_BUF_IN0],
                                             p->scratch[p->copy_in0])));
-    if (p->weights_bytes) {
-        _SKEL_TRY(_skel_cuda_scratch(dv, 3, p->weights_bytes, &bufs[_SKEL_BUF_WEIGHTS]));
-        if (!_skel_wcache_holds(&dv->weights, c->weights, p->weights_bytes)) {
-            /* stream-ordered after the kernels that read the old weights,
-               from the cache's copy: pageable memory is staged before the
-               call returns (the caller's could be page-locked, and
-               change while the copy waits) */
-            const void *src;
-            int rc;
-            _skel_wcache_keep(&dv->weights, c->weights, p->weights_bytes);
-            src = dv->weights.bytes ? dv->weights.bytes : c->weights;
-            rc = _SKEL_CU(cuMemcpyHtoDAsync_v2, (bufs[_SKEL_BUF_WEIGHTS], src, p->weights_bytes, NULL));
-            if (rc != SKEL_OK) {
-                _skel_wcache_forget(&dv->weights);
-                return rc;
-            }
-        }
-    }
+    if (p->weights_bytes) _SKEL_TRY(_skel_cuda_weights(dv, k, c->weights, p->weights_bytes));
     if (p->state) {
         int how = _skel_dstate_begin(&dv->state, p);
         if (how == _SKEL_DSTATE_GROW) {
@@ -1148,18 +1157,22 @@ static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, c
         int64_t idx[_SKEL_KARGS];
         _skel_CUfunction f;
         _SKEL_TRY(_skel_cuda_fn(k, st->kernel, &f));
-        for (j = 0; j < st->nargs; ++j) {
+        for (j = 0, na = 0; j < st->nargs; ++j) {
             const _skel_karg *a = &st->arg[j];
             switch (a->kind) {
-            case _SKEL_ARG_BUF: args[j] = &bufs[a->buf]; break;
-            case _SKEL_ARG_INDEX: idx[j] = a->value; args[j] = &idx[j]; break;
-            case _SKEL_ARG_INT: ints[j] = (int)a->value; args[j] = &ints[j]; break;
+            case _SKEL_ARG_BUF:
+                if (a->buf == _SKEL_BUF_WEIGHTS) continue;     /* the module's skel_w: no parameter */
+                args[na] = &bufs[a->buf];
+                break;
+            case _SKEL_ARG_INDEX: idx[j] = a->value; args[na] = &idx[j]; break;
+            case _SKEL_ARG_INT: ints[j] = (int)a->value; args[na] = &ints[j]; break;
             case _SKEL_ARG_UINT:
             case _SKEL_ARG_BASE:
-            case _SKEL_ARG_EPOCH: uints[j] = (unsigned)_skel_karg_value(a, &dv->state); args[j] = &uints[j]; break;
-            case _SKEL_ARG_ELEM: args[j] = (void *)a->elem; break;
-            default: args[j] = (void *)c->uniform; break;
+            case _SKEL_ARG_EPOCH: uints[j] = (unsigned)_skel_karg_value(a, &dv->state); args[na] = &uints[j]; break;
+            case _SKEL_ARG_ELEM: args[na] = (void *)a->elem; break;
+            default: args[na] = (void *)c->uniform; break;
             }
+            na++;
         }
         _SKEL_TRY(_skel_cuda_launch(d, f, _skel_cuda_groups(st, grid), (unsigned)(st->local ? st->local : k->block), 0,
                                     args));

@@ -726,6 +726,40 @@ ST_TYPES(OV_BLOCK)
     SKEL_TEST(overlap2d_in_place_##S) { ov2_all_edges_##S(1001, 0); }
 ST_TYPES(OV2_BLOCK)
 
+/* A 3x3 weighted sum of the R x C matrix h with duplicated edges, by
+   instance sk on the variant the test forced: no output may differ from
+   the plain C reference. */
+static void check_conv3(skel_skeleton *sk, const float *h, const float *w, int R, int C)
+{
+    skel_vec *in = NULL, *out = NULL;
+    skel_call c;
+    const float *got;
+    int r, cc, y, x, bad = 0;
+    ST_OK(skel_mat_new_copy(&in, SKEL_FLOAT, (size_t)R, (size_t)C, h));
+    ST_OK(skel_mat_new(&out, SKEL_FLOAT, (size_t)R, (size_t)C));
+    memset(&c, 0, sizeof c);
+    c.in[0] = in;
+    c.out = out;
+    c.weights = w;
+    c.edge = SKEL_EDGE_DUPLICATE;
+    ST_OK(skel_run(sk, &c));
+    ST_CHECK((got = (const float *)skel_read(out)) != NULL);
+    for (r = 0; r < R && got; ++r)
+        for (cc = 0; cc < C; ++cc) {
+            float s = 0;
+            for (y = -1; y <= 1; ++y)
+                for (x = -1; x <= 1; ++x) {
+                    int ar = r + y < 0 ? 0 : r + y >= R ? R - 1 : r + y;
+                    int ac = cc + x < 0 ? 0 : cc + x >= C ? C - 1 : cc + x;
+                    s += w[(y + 1) * 3 + x + 1] * h[ar * C + ac];
+                }
+            bad += got[r * C + cc] != s;
+        }
+    ST_EQ_INT(bad, 0);
+    skel_free(in);
+    skel_free(out);
+}
+
 /* GPU backends keep the weights they uploaded and skip the upload when a
    call brings the same bytes: new weights in the same array must still
    take effect, on every backend, and the old ones again after them. */
@@ -739,38 +773,38 @@ SKEL_TEST(overlap2d_new_weights_in_the_same_array_take_effect)
     size_t i;
     for (i = 0; i < R * C; ++i) h[i] = (float)(st_rand(&seed) % 17) - 8;
     for (vi = 0; vi < nv; ++vi) {
-        skel_vec *in = NULL, *out = NULL;
-        skel_call c;
-        ST_OK(skel_mat_new_copy(&in, SKEL_FLOAT, R, C, h));
-        ST_OK(skel_mat_new(&out, SKEL_FLOAT, R, C));
         st_context("%s", st_variant_get(vi)->label);
-        memset(&c, 0, sizeof c);
-        c.in[0] = in;
-        c.out = out;
-        c.weights = w;
-        c.edge = SKEL_EDGE_DUPLICATE;
         st_use_variant(conv_reweigh, vi);
         for (pass = 0; pass < 4; ++pass) {     /* weights A, B, B, A */
-            const float *got;
-            int r, cc, y, x, bad = 0;
             for (i = 0; i < 9; ++i) w[i] = (float)(pass == 0 || pass == 3 ? (int)i - 4 : 2 * (int)i + 1);
-            ST_OK(skel_run(conv_reweigh, &c));
-            ST_CHECK((got = (const float *)skel_read(out)) != NULL);
-            for (r = 0; r < R && got; ++r)
-                for (cc = 0; cc < C; ++cc) {
-                    float s = 0;
-                    for (y = -1; y <= 1; ++y)
-                        for (x = -1; x <= 1; ++x) {
-                            int ar = r + y < 0 ? 0 : r + y >= R ? R - 1 : r + y;
-                            int ac = cc + x < 0 ? 0 : cc + x >= C ? C - 1 : cc + x;
-                            s += w[(y + 1) * 3 + x + 1] * h[ar * C + ac];
-                        }
-                    bad += got[r * C + cc] != s;
-                }
-            ST_EQ_INT(bad, 0);
+            check_conv3(conv_reweigh, h, w, R, C);
         }
-        skel_free(in);
-        skel_free(out);
+    }
+    st_context("");
+}
+
+/* Two weighted instances take turns with the same weights.  On CUDA each
+   has its own __constant__ copy (one per module) and the device remembers
+   only the last upload: a cache that compared bytes but not where they
+   went would skip the second instance's upload and leave its weights
+   unset. */
+SKEL_CONV2D(conv_twin, float, 1, 1)
+SKEL_TEST(overlap2d_two_instances_with_the_same_weights_both_get_them)
+{
+    enum { R = 29, C = 67 };
+    skel_skeleton *sk[2] = { conv_reweigh, conv_twin };
+    int vi, turn, nv = st_variant_count();
+    float w[9], h[R * C];
+    uint64_t seed = st_seed("twin", 0, 0);
+    size_t i;
+    for (i = 0; i < R * C; ++i) h[i] = (float)(st_rand(&seed) % 23) - 11;
+    for (i = 0; i < 9; ++i) w[i] = (float)(st_rand(&seed) % 9) - 3;
+    for (vi = 0; vi < nv; ++vi) {
+        st_context("%s", st_variant_get(vi)->label);
+        for (turn = 0; turn < 4; ++turn) {
+            st_use_variant(sk[turn % 2], vi);
+            check_conv3(sk[turn % 2], h, w, R, C);
+        }
     }
     st_context("");
 }
