@@ -2040,16 +2040,16 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
                       temporary, then columns.  out must not alias in.
        MapOverlap 2D
                   skel_overlap2d(T *out, const T *in, rows, cols, int edge,
-                                 T edge_value [, SKEL_CONSTANT_PTR const T *w] [, u])
-                      w (weighted instances): (2dR+1) x (2dC+1) weights.
-                      CUDA has no w parameter: the weights are the
+                                 T edge_value [, SKEL_CONSTANT_PTR const T *skel_w] [, u])
+                      skel_w (weighted instances): (2dR+1) x (2dC+1) weights.
+                      CUDA has no such parameter: the weights are the
                       module's `__constant__ T skel_w[]`, which the backend
                       fills through cuModuleGetGlobal, so the unrolled
                       window reads them as constant operands of its
                       multiply-adds instead of holding 25 of them in
                       registers (5x5 at 2^24 floats on an H100: 0.0648 ->
                       0.0574 ms; OpenCL C 1.2 cannot fill a program-scope
-                      __constant array at run time, so it keeps w).
+                      __constant array at run time, so it keeps the argument).
                       Tiles of geom.ov2_w x geom.ov2_h outputs; groups =
                       ceil(cols/ov2_w) * ceil(rows/ov2_h).  out must not alias in.
    --------------------------------------------------------------------- */
@@ -3038,19 +3038,20 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
     case SKEL_KIND_OVERLAP2D:
         _skel_sbuf_printf(&b, "#define SKEL_DR %d\n#define SKEL_DC %d\n", sk->dr, sk->dc);
         _skel_put_bounds(&b, "SKEL_OV2_BOUNDS", g.block, SKEL_GPU_OV2_REGS);
-        if (sk->weighted && dialect == _SKEL_DIALECT_CUDA)
+        if (sk->weighted) {
             /* CUDA: the weights are a __constant__ array of the module
                (the backend fills it through cuModuleGetGlobal), so the
                unrolled calls read them as operands of the multiply-adds,
-               not as loads into 25 registers */
-            _skel_sbuf_printf(&b, "__constant__ skel_to skel_w[%d];\n#define SKEL_W_PARAM\n"
-                              "#define SKEL_OV2CALL(p, st) %s(p, st, skel_w + SKEL_DR * (2 * SKEL_DC + 1) + SKEL_DC SKEL_U_ARG)\n",
-                              (2 * sk->dr + 1) * (2 * sk->dc + 1), sk->func_name);
-        else if (sk->weighted)
-            _skel_sbuf_printf(&b, "#define SKEL_W_PARAM , SKEL_CONSTANT_PTR const skel_to *w\n"
-                              "#define SKEL_OV2CALL(p, st) %s(p, st, w + SKEL_DR * (2 * SKEL_DC + 1) + SKEL_DC SKEL_U_ARG)\n",
+               not as loads into 25 registers; OpenCL: a __constant
+               argument */
+            if (dialect == _SKEL_DIALECT_CUDA)
+                _skel_sbuf_printf(&b, "__constant__ skel_to skel_w[%d];\n#define SKEL_W_PARAM\n",
+                                  (2 * sk->dr + 1) * (2 * sk->dc + 1));
+            else
+                _skel_sbuf_str(&b, "#define SKEL_W_PARAM , SKEL_CONSTANT_PTR const skel_to *skel_w\n");
+            _skel_sbuf_printf(&b, "#define SKEL_OV2CALL(p, st) %s(p, st, skel_w + SKEL_DR * (2 * SKEL_DC + 1) + SKEL_DC SKEL_U_ARG)\n",
                               sk->func_name);
-        else
+        } else
             _skel_sbuf_printf(&b, "#define SKEL_W_PARAM\n#define SKEL_OV2CALL(p, st) %s(p, st SKEL_U_ARG)\n",
                               sk->func_name);
         _skel_sbuf_str(&b, _skel_tpl_overlap2d);
