@@ -1925,7 +1925,9 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
                 name the scratch buffer where they read in[0];
              3. if plan->weights_bytes, upload call->weights (that many bytes)
                 to a read-only buffer for _SKEL_BUF_WEIGHTS (CUDA: to the
-                module's skel_w, and the argument is not passed), unless
+                module's skel_w, and the argument is not passed; weights
+                passed by value are a _SKEL_ARG_WEIGHTS argument instead
+                and plan->weights_bytes is 0), unless
                 it already holds them (_skel_wcache: no upload, no
                 wait between calls that share their weights); if
                 plan->state, pass the device's state buffer as
@@ -1975,7 +1977,8 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
    parameters (_skel_qualify_param): MapOverlap 1D/2D get `SKEL_LOCAL_PTR`
    on `a` (the window lives in a local-memory tile that already applies
    the edge policy), weighted MapOverlap 2D gets `SKEL_CONSTANT_PTR` on `w`
-   (the weights are a __constant buffer), MapArray gets `SKEL_GLOBAL` on
+   when the weights are a __constant buffer (none when they are passed by
+   value: then they are __private), MapArray gets `SKEL_GLOBAL` on
    `v`.  In CUDA these macros are empty, so the text is the user's.  Each
    user function is also renamed by a macro (`#define add skel_u_add`), so a
    name like hadd or max cannot clash with a built-in of either dialect.
@@ -2040,16 +2043,22 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
                       temporary, then columns.  out must not alias in.
        MapOverlap 2D
                   skel_overlap2d(T *out, const T *in, rows, cols, int edge,
-                                 T edge_value [, SKEL_CONSTANT_PTR const T *skel_w] [, u])
-                      skel_w (weighted instances): (2dR+1) x (2dC+1) weights.
+                                 T edge_value [, skel_w] [, u])
+                      skel_w (weighted instances): (2dR+1) x (2dC+1) weights,
+                      by value as `skel_wt skel_w` (a struct of that array)
+                      where they fit opts->arg_bytes (OpenCL:
+                      _skel_weights_by_value), else `SKEL_CONSTANT_PTR
+                      const T *skel_w`.
                       CUDA has no such parameter: the weights are the
                       module's `__constant__ T skel_w[]`, which the backend
                       fills through cuModuleGetGlobal, so the unrolled
                       window reads them as constant operands of its
                       multiply-adds instead of holding 25 of them in
                       registers (5x5 at 2^24 floats on an H100: 0.0648 ->
-                      0.0574 ms; OpenCL C 1.2 cannot fill a program-scope
-                      __constant array at run time, so it keeps the argument).
+                      0.0574 ms; passing them by value instead measured the
+                      same, 2026-11-23).  OpenCL C 1.2 cannot fill a
+                      program-scope __constant array at run time, so OpenCL
+                      passes them by value where they fit.
                       Tiles of geom.ov2_w x geom.ov2_h outputs; groups =
                       ceil(cols/ov2_w) * ceil(rows/ov2_h).  out must not alias in.
    --------------------------------------------------------------------- */
@@ -2085,6 +2094,9 @@ typedef struct _skel_kernel_opts {
     int shuffle;        /* CUDA: warp shuffles in group reductions and scans */
     int compute_units;  /* multiprocessors / compute units, for grid sizes (0: 16) */
     size_t local_mem;   /* bytes of local (shared) memory one group may use (0: 32768) */
+    size_t arg_bytes;   /* OpenCL: bytes of arguments a kernel may take; a weighted 2D
+                           MapOverlap whose weights fit passes them by value
+                           (_skel_weights_by_value; 0: never) */
 } _skel_kernel_opts;
 
 /* Tile sizes the templates use for one instance (depend on opts and types). */
@@ -2095,6 +2107,7 @@ typedef struct _skel_kernel_geom {
 
 /* ---- launch plans ---- */
 enum { _SKEL_ARG_BUF = 1,       /* a buffer slot (buf) */
+       _SKEL_ARG_WEIGHTS,       /* call->weights by value (value: its bytes) */
        _SKEL_ARG_INDEX,         /* skel_index (value) */
        _SKEL_ARG_INT,           /* int (value) */
        _SKEL_ARG_UINT,          /* skel_uint (value) */
@@ -2216,6 +2229,22 @@ static void _skel_kernel_opts_defaults(const _skel_kernel_opts *in, _skel_kernel
     if (o->block < 64 || o->block > 1024 || (o->block & (o->block - 1))) o->block = 256;
     if (o->compute_units <= 0) o->compute_units = 16;
     if (!o->local_mem) o->local_mem = 32768;
+}
+
+/* A weighted 2D MapOverlap's weights: their bytes, and whether they travel
+   by value.  NVIDIA's OpenCL reads a by-value struct's elements as
+   constant operands of the multiply-adds, as CUDA does its __constant__
+   array; through a __constant pointer argument each weight is a load into
+   a register first.  128 bytes stay free for the other arguments. */
+static size_t _skel_weights_bytes(const skel_skeleton *sk)
+{
+    return (size_t)(2 * sk->dr + 1) * (size_t)(2 * sk->dc + 1) * _skel_types[sk->out_type].size;
+}
+
+static int _skel_weights_by_value(const skel_skeleton *sk, const _skel_kernel_opts *o)
+{
+    return sk->kind == SKEL_KIND_OVERLAP2D && sk->weighted &&
+           _skel_weights_bytes(sk) + sk->uniform_size + 128 <= o->arg_bytes;
 }
 
 /* Bytes of local memory the scan kernel declares for a tile of block x
@@ -2990,8 +3019,10 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
     switch (sk->kind) {
     case SKEL_KIND_OVERLAP:
         _skel_put_func(&b, sk->func_src(), 0, "SKEL_LOCAL_PTR", -1, NULL); break;
-    case SKEL_KIND_OVERLAP2D:
-        _skel_put_func(&b, sk->func_src(), 0, "SKEL_LOCAL_PTR", sk->weighted ? 2 : -1, "SKEL_CONSTANT_PTR"); break;
+    case SKEL_KIND_OVERLAP2D:    /* weights by value are __private in OpenCL */
+        _skel_put_func(&b, sk->func_src(), 0, "SKEL_LOCAL_PTR", sk->weighted ? 2 : -1,
+                       _skel_weights_by_value(sk, &o) ? "" : "SKEL_CONSTANT_PTR");
+        break;
     case SKEL_KIND_MAPARRAY:
         _skel_put_func(&b, sk->func_src(), 0, "SKEL_GLOBAL", -1, NULL); break;
     default:
@@ -3039,18 +3070,23 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
         _skel_sbuf_printf(&b, "#define SKEL_DR %d\n#define SKEL_DC %d\n", sk->dr, sk->dc);
         _skel_put_bounds(&b, "SKEL_OV2_BOUNDS", g.block, SKEL_GPU_OV2_REGS);
         if (sk->weighted) {
-            /* CUDA: the weights are a __constant__ array of the module
-               (the backend fills it through cuModuleGetGlobal), so the
-               unrolled calls read them as operands of the multiply-adds,
-               not as loads into 25 registers; OpenCL: a __constant
-               argument */
-            if (dialect == _SKEL_DIALECT_CUDA)
-                _skel_sbuf_printf(&b, "__constant__ skel_to skel_w[%d];\n#define SKEL_W_PARAM\n",
-                                  (2 * sk->dr + 1) * (2 * sk->dc + 1));
+            /* the unrolled calls should read the weights as constant
+               operands of their multiply-adds, not load 25 of them into
+               registers.  By value (a struct argument: the argument
+               bank) where they fit; else CUDA: a __constant__ array of
+               the module (the backend fills it through
+               cuModuleGetGlobal); OpenCL: a __constant argument */
+            int nw = (2 * sk->dr + 1) * (2 * sk->dc + 1);
+            const char *w = "skel_w";
+            if (_skel_weights_by_value(sk, &o)) {
+                _skel_sbuf_printf(&b, "typedef struct { skel_to v[%d]; } skel_wt;\n#define SKEL_W_PARAM , skel_wt skel_w\n", nw);
+                w = "skel_w.v";
+            } else if (dialect == _SKEL_DIALECT_CUDA)
+                _skel_sbuf_printf(&b, "__constant__ skel_to skel_w[%d];\n#define SKEL_W_PARAM\n", nw);
             else
                 _skel_sbuf_str(&b, "#define SKEL_W_PARAM , SKEL_CONSTANT_PTR const skel_to *skel_w\n");
-            _skel_sbuf_printf(&b, "#define SKEL_OV2CALL(p, st) %s(p, st, skel_w + SKEL_DR * (2 * SKEL_DC + 1) + SKEL_DC SKEL_U_ARG)\n",
-                              sk->func_name);
+            _skel_sbuf_printf(&b, "#define SKEL_OV2CALL(p, st) %s(p, st, %s + SKEL_DR * (2 * SKEL_DC + 1) + SKEL_DC SKEL_U_ARG)\n",
+                              sk->func_name, w);
         } else
             _skel_sbuf_printf(&b, "#define SKEL_W_PARAM\n#define SKEL_OV2CALL(p, st) %s(p, st SKEL_U_ARG)\n",
                               sk->func_name);
@@ -3262,9 +3298,11 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
         _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
         _skel_karg_num(s, _SKEL_ARG_INT, (int64_t)c->edge);
         _skel_karg_elem(s, c->edge_value, esz);
-        if (sk->weighted) {
+        if (_skel_weights_by_value(sk, &o))
+            _skel_karg_num(s, _SKEL_ARG_WEIGHTS, (int64_t)_skel_weights_bytes(sk));
+        else if (sk->weighted) {
             _skel_karg_buf(s, _SKEL_BUF_WEIGHTS);
-            p->weights_bytes = (size_t)(2 * sk->dr + 1) * (size_t)(2 * sk->dc + 1) * esz;
+            p->weights_bytes = _skel_weights_bytes(sk);
         }
         _skel_karg_uniform(s, sk);
         return SKEL_OK;

@@ -12,6 +12,8 @@
      map_unmap     kernel writes an ALLOC_HOST_PTR buffer; blocking map, read, unmap
      direct_finish kernel writes the mapped ALLOC_HOST_PTR buffer; clFinish; read
      direct_spin   the same, but clFlush and spin on the host copy (2 ms cap)
+     event_wait    non-blocking read into pinned memory with an event, clWaitForEvents
+     event_spin    the same, but clFlush and spin on the event's status
 
    build/bench_cl_sync [reps]   (needs an OpenCL GPU: OCL_ICD_VENDORS) */
 #include "bench.h"
@@ -26,9 +28,10 @@
 
 static const char *src = "__kernel void put(__global float *r, float v) { if (get_global_id(0) == 0) r[0] = v; }\n";
 
-enum { READ_PINNED, READ_PAGEABLE, FINISH_ONLY, NB_READ_FINISH, MAP_UNMAP, DIRECT_FINISH, DIRECT_SPIN, NMETHODS };
+enum { READ_PINNED, READ_PAGEABLE, FINISH_ONLY, NB_READ_FINISH, MAP_UNMAP, DIRECT_FINISH, DIRECT_SPIN,
+       EVENT_WAIT, EVENT_SPIN, NMETHODS };
 static const char *mname[NMETHODS] = { "read_pinned", "read_pageable", "finish_only", "nb_read_finish",
-                                       "map_unmap", "direct_finish", "direct_spin" };
+                                       "map_unmap", "direct_finish", "direct_spin", "event_wait", "event_spin" };
 
 #define CK(x) do { cl_int e_ = (x); if (e_ != 0) { fprintf(stderr, "%s: %d\n", #x, e_); exit(1); } } while (0)
 
@@ -43,11 +46,17 @@ int main(int argc, char **argv)
     size_t one = 1;
     _skel_cl_api *a = &_skel_cl.api;
     cl_int (*unmap)(cl_command_queue, cl_mem, void *, cl_uint, const cl_event *, cl_event *);
+    cl_int (*wait)(cl_uint, const cl_event *);
+    cl_int (*einfo)(cl_event, cl_uint, size_t, void *, size_t *);
+    cl_int (*erelease)(cl_event);
     if (!_skel_cl_probe() || _skel_cl_ready() != SKEL_OK) {
         printf("no OpenCL device (%d found): %s\n", _skel_cl.ndev, skel_last_error());
         return 0;
     }
     *(void **)&unmap = dlsym(_skel_cl.lib, "clEnqueueUnmapMemObject");
+    *(void **)&wait = dlsym(_skel_cl.lib, "clWaitForEvents");
+    *(void **)&einfo = dlsym(_skel_cl.lib, "clGetEventInfo");
+    *(void **)&erelease = dlsym(_skel_cl.lib, "clReleaseEvent");
     setvbuf(stdout, NULL, _IOLBF, 0);
     printf("device: %s\n", _skel_cl.dev[_skel_cl.sel].info.name);
     prog = a->clCreateProgramWithSource(_skel_cl.ctx, 1, &src, NULL, &err);
@@ -64,7 +73,7 @@ int main(int argc, char **argv)
     for (m = 0; m < NMETHODS; ++m) {
         double t[1000], t0;
         int wrong = 0, n = reps > 1000 ? 1000 : reps;
-        cl_mem target = m >= MAP_UNMAP ? host_buf : dev;
+        cl_mem target = m == MAP_UNMAP || m == DIRECT_FINISH || m == DIRECT_SPIN ? host_buf : dev;
         for (r = -5; r < n; ++r) {
             float v = (float)(r + 7 + 1000 * m), got = -1;
             volatile float *spin = pinned;
@@ -91,6 +100,21 @@ int main(int argc, char **argv)
                 break;
             }
             case DIRECT_FINISH: CK(a->clFinish(_skel_cl.queue)); got = *spin; break;
+            case EVENT_WAIT:
+            case EVENT_SPIN: {
+                cl_event ev;
+                cl_int st = 1;
+                CK(a->clEnqueueReadBuffer(_skel_cl.queue, dev, 0, 0, 4, pinned, 0, NULL, &ev));
+                if (m == EVENT_WAIT) CK(wait(1, &ev));
+                else {
+                    CK(a->clFlush(_skel_cl.queue));
+                    while (st > 0) CK(einfo(ev, 0x11D3 /* CL_EVENT_COMMAND_EXECUTION_STATUS */, sizeof st, &st, NULL));
+                    CK(st);
+                }
+                CK(erelease(ev));
+                got = *pinned;
+                break;
+            }
             case DIRECT_SPIN: {
                 double lim = bench_now() + 0.002;
                 CK(a->clFlush(_skel_cl.queue));

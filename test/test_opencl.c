@@ -18,7 +18,7 @@
 
 /* private entry points (defined in the implementation) */
 int _skel_cl_cache_file(skel_skeleton *sk, int block, char *path, size_t size);
-int _skel_cl_test_source(const skel_skeleton *sk, int dialect, size_t local_mem, char **src);
+int _skel_cl_test_source(const skel_skeleton *sk, int dialect, size_t local_mem, size_t arg_bytes, char **src);
 int _skel_cl_test_plan(skel_skeleton *sk, const skel_call *c, int compute_units, char *desc, size_t size);
 void _skel_cl_test_fail_allocs(int on);
 void _skel_cl_test_state(unsigned epoch, int dirty);
@@ -94,7 +94,7 @@ SKEL_TEST(kernel_templates_generate_both_dialects_for_every_kind)
         for (d = 1; d <= 2; ++d) {
             char *src = NULL;
             st_context("%s dialect %d", all[i]->name, d);
-            ST_OK(_skel_cl_test_source(all[i], d, 0, &src));
+            ST_OK(_skel_cl_test_source(all[i], d, 0, 0, &src));
             ST_CHECK(strstr(src, d == 1 ? "__global__" : "__kernel") != NULL);
             ST_CHECK(strstr(src, all[i]->red_name ? all[i]->red_name : all[i]->func_name) != NULL);
             free(src);
@@ -105,15 +105,41 @@ SKEL_TEST(kernel_templates_generate_both_dialects_for_every_kind)
 SKEL_TEST(kernel_templates_qualify_pointer_parameters_for_opencl)
 {
     char *src = NULL;
-    ST_OK(_skel_cl_test_source(c_ov, 2, 0, &src));
+    ST_OK(_skel_cl_test_source(c_ov, 2, 0, 0, &src));
     ST_CHECK(strstr(src, "c_sten(SKEL_LOCAL_PTR const float *a)") != NULL);
     free(src);
+}
+
+/* The weights of a 2D convolution travel by value when they and the other
+   arguments fit the device's argument limit, else through a __constant
+   buffer (and the user function's w is qualified to match). */
+SKEL_CONV2D(c_conv5, float, 2, 2)
+SKEL_CONV2D(c_conv15, float, 7, 7)
+SKEL_TEST(kernel_templates_pass_weights_by_value_when_they_fit)
+{
+    struct { skel_skeleton *sk; size_t args; int by_value; } k[] = {
+        { c_conv5, 1024, 1 },   /* 100 bytes */
+        { c_conv5, 0, 0 },      /* no by-value weights (CUDA's default) */
+        { c_conv5, 200, 0 },    /* 100 + the uniform + 128 do not fit */
+        { c_conv15, 1024, 0 },  /* 900 bytes + 128 */
+        { c_conv15, 4352, 1 },  /* NVIDIA's limit */
+    };
+    size_t i;
+    for (i = 0; i < sizeof k / sizeof *k; ++i) {
+        char *src = NULL;
+        st_context("%s in %zu bytes", k[i].sk->name, k[i].args);
+        ST_OK(_skel_cl_test_source(k[i].sk, 2, 0, k[i].args, &src));
+        ST_EQ_INT(strstr(src, ", skel_wt skel_w") != NULL, k[i].by_value);
+        ST_EQ_INT(strstr(src, ", SKEL_CONSTANT_PTR const skel_to *skel_w") != NULL, !k[i].by_value);
+        free(src);
+    }
+    st_context("");
 }
 
 SKEL_TEST(kernel_templates_refuse_tiles_beyond_local_memory)
 {
     char *src = NULL;
-    ST_EQ_INT(_skel_cl_test_source(c_wideov, 2, 48 * 1024, &src), SKEL_EUNSUPPORTED);
+    ST_EQ_INT(_skel_cl_test_source(c_wideov, 2, 48 * 1024, 0, &src), SKEL_EUNSUPPORTED);
     ST_CHECK(strstr(skel_last_error(), "local memory") != NULL);
     ST_CHECK(src == NULL);
 }

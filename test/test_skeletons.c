@@ -726,10 +726,10 @@ ST_TYPES(OV_BLOCK)
     SKEL_TEST(overlap2d_in_place_##S) { ov2_all_edges_##S(1001, 0); }
 ST_TYPES(OV2_BLOCK)
 
-/* A 3x3 weighted sum of the R x C matrix h with duplicated edges, by
-   instance sk on the variant the test forced: no output may differ from
-   the plain C reference. */
-static void check_conv3(skel_skeleton *sk, const float *h, const float *w, int R, int C)
+/* A (2d+1) x (2d+1) weighted sum of the R x C matrix h with duplicated
+   edges, by instance sk on the variant the test forced: no output may
+   differ from the plain C reference (small integers: every sum is exact). */
+static void check_conv(skel_skeleton *sk, const float *h, const float *w, int R, int C, int d)
 {
     skel_vec *in = NULL, *out = NULL;
     skel_call c;
@@ -747,11 +747,11 @@ static void check_conv3(skel_skeleton *sk, const float *h, const float *w, int R
     for (r = 0; r < R && got; ++r)
         for (cc = 0; cc < C; ++cc) {
             float s = 0;
-            for (y = -1; y <= 1; ++y)
-                for (x = -1; x <= 1; ++x) {
+            for (y = -d; y <= d; ++y)
+                for (x = -d; x <= d; ++x) {
                     int ar = r + y < 0 ? 0 : r + y >= R ? R - 1 : r + y;
                     int ac = cc + x < 0 ? 0 : cc + x >= C ? C - 1 : cc + x;
-                    s += w[(y + 1) * 3 + x + 1] * h[ar * C + ac];
+                    s += w[(y + d) * (2 * d + 1) + x + d] * h[ar * C + ac];
                 }
             bad += got[r * C + cc] != s;
         }
@@ -777,7 +777,7 @@ SKEL_TEST(overlap2d_new_weights_in_the_same_array_take_effect)
         st_use_variant(conv_reweigh, vi);
         for (pass = 0; pass < 4; ++pass) {     /* weights A, B, B, A */
             for (i = 0; i < 9; ++i) w[i] = (float)(pass == 0 || pass == 3 ? (int)i - 4 : 2 * (int)i + 1);
-            check_conv3(conv_reweigh, h, w, R, C);
+            check_conv(conv_reweigh, h, w, R, C, 1);
         }
     }
     st_context("");
@@ -803,7 +803,31 @@ SKEL_TEST(overlap2d_two_instances_with_the_same_weights_both_get_them)
         st_context("%s", st_variant_get(vi)->label);
         for (turn = 0; turn < 4; ++turn) {
             st_use_variant(sk[turn % 2], vi);
-            check_conv3(sk[turn % 2], h, w, R, C);
+            check_conv(sk[turn % 2], h, w, R, C, 1);
+        }
+    }
+    st_context("");
+}
+
+/* Weights travel by value where the device's kernel-argument limit allows
+   (OpenCL: PoCL's is 1024 bytes) and through a buffer where not: a 15 x 15
+   window of floats (900 bytes) takes the buffer on PoCL, and changing
+   weights must still take effect there. */
+SKEL_CONV2D(conv_wide, float, 7, 7)
+SKEL_TEST(overlap2d_a_15x15_window_and_new_weights)
+{
+    enum { R = 41, C = 75, NW = 15 * 15 };
+    int vi, pass, nv = st_variant_count();
+    float w[NW], h[R * C];
+    uint64_t seed = st_seed("wide", 0, 0);
+    size_t i;
+    for (i = 0; i < R * C; ++i) h[i] = (float)(st_rand(&seed) % 13) - 6;
+    for (vi = 0; vi < nv; ++vi) {
+        st_context("%s", st_variant_get(vi)->label);
+        st_use_variant(conv_wide, vi);
+        for (pass = 0; pass < 3; ++pass) {
+            for (i = 0; i < NW; ++i) w[i] = (float)(st_rand(&seed) % 7) - 3;
+            check_conv(conv_wide, h, w, R, C, 7);
         }
     }
     st_context("");
