@@ -834,7 +834,8 @@ int _skel_cl_cache_file(skel_skeleton *sk, int block, char *path, size_t size)
 
 /* For tests (another translation unit cannot see the template types):
    the program text of sk in dialect 1 (CUDA) or 2 (OpenCL) for a device
-   with local_mem bytes of local memory (0: default), to free(); and the
+   with local_mem bytes of local memory (0: default) and arg_bytes of
+   kernel arguments (0: no by-value weights), to free(); and the
    launch plan of a call as text, "kernel:groups kernel:groups result=k". */
 int _skel_cl_test_source(const skel_skeleton *sk, int dialect, size_t local_mem, size_t arg_bytes, char **src)
 {

@@ -1170,6 +1170,7 @@ static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, c
             case _SKEL_ARG_BASE:
             case _SKEL_ARG_EPOCH: uints[j] = (unsigned)_skel_karg_value(a, &dv->state); args[na] = &uints[j]; break;
             case _SKEL_ARG_ELEM: args[na] = (void *)a->elem; break;
+            case _SKEL_ARG_WEIGHTS: args[na] = (void *)c->weights; break;   /* only with opts.arg_bytes */
             default: args[na] = (void *)c->uniform; break;
             }
             na++;
