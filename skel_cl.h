@@ -231,8 +231,6 @@ typedef struct _skel_cl_api {
     void *(*clEnqueueMapBuffer)(cl_command_queue, cl_mem, cl_bool, cl_bitfield, size_t, size_t, cl_uint,
                                 const cl_event *, cl_event *, cl_int *);
     cl_int (*clGetMemObjectInfo)(cl_mem, cl_uint, size_t, void *, size_t *);
-    cl_int (*clWaitForEvents)(cl_uint, const cl_event *);
-    cl_int (*clReleaseEvent)(cl_event);
 } _skel_cl_api;
 
 static const char *const _skel_cl_names[] = {   /* _skel_cl_api's members, in order */
@@ -241,8 +239,7 @@ static const char *const _skel_cl_names[] = {   /* _skel_cl_api's members, in or
     "clEnqueueReadBuffer", "clEnqueueCopyBuffer", "clEnqueueFillBuffer", "clCreateProgramWithSource",
     "clCreateProgramWithBinary", "clBuildProgram", "clGetProgramBuildInfo", "clGetProgramInfo",
     "clReleaseProgram", "clCreateKernel", "clReleaseKernel", "clSetKernelArg", "clGetKernelWorkGroupInfo",
-    "clEnqueueNDRangeKernel", "clFlush", "clFinish", "clEnqueueMapBuffer", "clGetMemObjectInfo",
-    "clWaitForEvents", "clReleaseEvent"
+    "clEnqueueNDRangeKernel", "clFlush", "clFinish", "clEnqueueMapBuffer", "clGetMemObjectInfo"
 };
 
 /* the loader fills _skel_cl_api as an array of pointers: the sizes must agree */
@@ -623,21 +620,6 @@ static void _skel_cl_release(void *ctx, void *dev)
     if (dev) _skel_cl_pool_give((cl_mem)dev);
 }
 
-/* A read of `bytes` from dev into host, waited for through its event: on
-   NVIDIA's OpenCL (H100) a kernel and a blocking read of 4 bytes took
-   15.3 / 14.7 us in two runs, a non-blocking read and clWaitForEvents
-   11.9 / 13.7 us (bench/cl_sync.c; spinning on the event's status was no
-   faster).  Most of a scalar Reduce at 2^20 elements is this wait. */
-static int _skel_cl_read(cl_mem dev, void *host, size_t bytes)
-{
-    cl_event ev;
-    int rc;
-    _SKEL_TRY(_SKEL_CL(clEnqueueReadBuffer, _skel_cl.queue, dev, 0, 0, bytes, host, 0, NULL, &ev));
-    rc = _SKEL_CL(clWaitForEvents, 1, &ev);
-    _skel_cl.api.clReleaseEvent(ev);
-    return rc;
-}
-
 static int _skel_cl_upload(void *ctx, void *dev, const void *host, size_t bytes)
 {
     (void)ctx;
@@ -645,11 +627,15 @@ static int _skel_cl_upload(void *ctx, void *dev, const void *host, size_t bytes)
     return _SKEL_CL(clEnqueueWriteBuffer, _skel_cl.queue, (cl_mem)dev, 1, 0, bytes, host, 0, NULL, NULL);
 }
 
+/* Blocking.  A non-blocking read waited for through its event (session 9)
+   cost a Map plus its one-element sync read 28 us against 17 us into
+   pageable memory (bench/firstcall.c, H100), and scalar results the same
+   (bench/gpu.c --compare opencl): it was reverted in session 10. */
 static int _skel_cl_download(void *ctx, void *host, const void *dev, size_t bytes)
 {
     (void)ctx;
     _skel_cl.stats.downloads++;
-    return _skel_cl_read((cl_mem)dev, host, bytes);
+    return _SKEL_CL(clEnqueueReadBuffer, _skel_cl.queue, (cl_mem)dev, 1, 0, bytes, host, 0, NULL, NULL);
 }
 
 /* ---------------------------------------------------------------------
@@ -1004,8 +990,8 @@ static int _skel_cl_read_result(cl_mem from, void *to, size_t esz)
                                                                    _SKEL_CL_MAP_WRITE, 0, 64, 0, NULL, NULL, &err);
         if (err != 0) _skel_cl.result_host = NULL;
     }
-    if (!_skel_cl.result_host) return _skel_cl_read(from, to, esz);
-    _SKEL_TRY(_skel_cl_read(from, _skel_cl.result_host, esz));
+    if (!_skel_cl.result_host) return _SKEL_CL(clEnqueueReadBuffer, _skel_cl.queue, from, 1, 0, esz, to, 0, NULL, NULL);
+    _SKEL_TRY(_SKEL_CL(clEnqueueReadBuffer, _skel_cl.queue, from, 1, 0, esz, _skel_cl.result_host, 0, NULL, NULL));
     memcpy(to, _skel_cl.result_host, esz);
     return SKEL_OK;
 }

@@ -19,7 +19,7 @@
    Timing at a size: one untimed call of every configuration, then rounds
    in which each configuration (in a fresh random order each round, so
    drift and what one configuration leaves behind hit all of them) takes
-   one sample, at least 7 rounds and until 0.3 s (63 at most); the median
+   one sample, at least 15 rounds and until 0.6 s (63 at most); the median
    sample is reported and plotted, and best / tuned is the least over the
    variants of the median of the per-round ratios (time_confs says why).  A sample (time_sample) is: one untimed call of the
    same configuration, then the operands placed where the tuning assumed
@@ -340,14 +340,21 @@ static double time_sample(const app *a, const conf *c, double last)
    and *ratio = best / tuned as the least over the variants of the median
    per-round ratio (variant's sample / tuned sample of the same round).
    Rounds: each configuration takes one sample, in a fresh random order; at
-   least 7 and until 0.3 s, at most MAXROUNDS.  The ratio is paired by
-   round because the samples of one round lie within a fraction of a
-   millisecond: when another process slows this one down for a while
+   least MINROUNDS and until MINSECONDS, at most MAXROUNDS.  The ratio is
+   paired by round because the samples of one round lie within a fraction
+   of a millisecond: when another process slows this one down for a while
    (other people's builds and test runs come and go on a 2-vCPU VM and
    share its caches, memory bandwidth and scheduler), every configuration
    of that round is slowed alike, where medians taken apart can each
-   catch a different phase.  With
-   configuration 0 the tuned one. */
+   catch a different phase.  With configuration 0 the tuned one.
+   At n ~ 1e7 with host data a round takes ~0.2 s (the GPU variants'
+   uploads), longer than that pairing covers, and on the H100 machine
+   omp/16 ran several times its usual time for a second or more at a time
+   (RESULTS_TUNER.md, sections 10-11), so seven rounds (until 0.3 s, up
+   to session 9) could all fall in one such phase.  15 rounds and 0.6 s
+   span twice as long. */
+#define MINROUNDS 15
+#define MINSECONDS 0.6
 #define MAXROUNDS 63
 static int time_confs(const app *a, conf *cs, int nc, double *med, double *ratio)
 {
@@ -363,7 +370,7 @@ static int time_confs(const app *a, conf *cs, int nc, double *med, double *ratio
         ord[i] = i;
     }
     start = bench_now();
-    while (rounds < MAXROUNDS && (rounds < 7 || bench_now() - start < 0.3)) {
+    while (rounds < MAXROUNDS && (rounds < MINROUNDS || bench_now() - start < MINSECONDS)) {
         for (i = nc - 1; i > 0; --i) {  /* Fisher-Yates */
             int t;
             rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
