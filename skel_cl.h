@@ -627,15 +627,21 @@ static int _skel_cl_upload(void *ctx, void *dev, const void *host, size_t bytes)
     return _SKEL_CL(clEnqueueWriteBuffer, _skel_cl.queue, (cl_mem)dev, 1, 0, bytes, host, 0, NULL, NULL);
 }
 
-/* Blocking.  A non-blocking read waited for through its event (session 9)
-   cost a Map plus its one-element sync read 28 us against 17 us into
-   pageable memory (bench/firstcall.c, H100), and scalar results the same
-   (bench/gpu.c --compare opencl): it was reverted in session 10. */
+/* Every read from a device buffer, blocking.  A non-blocking read waited
+   for through its event (session 9) cost a Map plus its one-element sync
+   read 28 us against 17 us into pageable memory (bench/firstcall.c, H100),
+   and gained nothing for scalar results (bench/gpu.c --compare opencl): it
+   was reverted in session 10. */
+static int _skel_cl_read(cl_mem dev, void *host, size_t bytes)
+{
+    return _SKEL_CL(clEnqueueReadBuffer, _skel_cl.queue, dev, 1, 0, bytes, host, 0, NULL, NULL);
+}
+
 static int _skel_cl_download(void *ctx, void *host, const void *dev, size_t bytes)
 {
     (void)ctx;
     _skel_cl.stats.downloads++;
-    return _SKEL_CL(clEnqueueReadBuffer, _skel_cl.queue, (cl_mem)dev, 1, 0, bytes, host, 0, NULL, NULL);
+    return _skel_cl_read((cl_mem)dev, host, bytes);
 }
 
 /* ---------------------------------------------------------------------
@@ -990,8 +996,8 @@ static int _skel_cl_read_result(cl_mem from, void *to, size_t esz)
                                                                    _SKEL_CL_MAP_WRITE, 0, 64, 0, NULL, NULL, &err);
         if (err != 0) _skel_cl.result_host = NULL;
     }
-    if (!_skel_cl.result_host) return _SKEL_CL(clEnqueueReadBuffer, _skel_cl.queue, from, 1, 0, esz, to, 0, NULL, NULL);
-    _SKEL_TRY(_SKEL_CL(clEnqueueReadBuffer, _skel_cl.queue, from, 1, 0, esz, _skel_cl.result_host, 0, NULL, NULL));
+    if (!_skel_cl.result_host) return _skel_cl_read(from, to, esz);
+    _SKEL_TRY(_skel_cl_read(from, _skel_cl.result_host, esz));
     memcpy(to, _skel_cl.result_host, esz);
     return SKEL_OK;
 }

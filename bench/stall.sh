@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# bench/stall.sh - A/B of how skel waits for an OpenCL read: the working
-# tree against bench/var/blockread/skel_cl.h (every read blocking; not
-# committed, the run tool's carry brings it).  Runs bench/firstcall.c,
+# bench/stall.sh - A/B of two skel_cl.h: the working tree's ("ev" in the
+# logs) against bench/var/blockread/skel_cl.h ("br"; not committed, the run
+# tool's carry brings it).  In session 10 the working tree waited for reads
+# through their events and the variant's reads were blocking, as they are
+# now in the working tree too (RESULTS_OPENCL.md).  Runs bench/firstcall.c,
 # the OpenCL/CUDA comparison of bench/gpu.c, bench/omp_stall.c, and the
 # tuner evaluation's host half on the applications whose misses were
 # omp/16 stalls, with `top -H` sampled each second during it (which
