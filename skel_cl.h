@@ -59,6 +59,17 @@
        SKEL_VERBOSE=1           logs platforms, the device, builds, cache hits
        SKEL_CL_POOL_MB=n        freed container buffers kept for reuse
                                 (default 1024; 0: each one released)
+       POCL_AFFINITY            set to 1 before OpenCL is loaded, unless
+                                already set: PoCL's CPU device then pins
+                                its worker threads one per core.  Unpinned,
+                                they often shared one core of a 2-vCPU VM:
+                                a Taylor Map of 3492 floats on host data
+                                took 217-474 us (medians of 41, five runs)
+                                instead of 195-240, one of 50 floats
+                                118-190 us instead of 56-134; no change at
+                                348846 (bench/pocl_pin.c, RESULTS_OPENCL.md
+                                "Session 11").  POCL_AFFINITY=0 keeps
+                                PoCL's default.
 
    ERRORS
        A user function that does not compile: SKEL_ECOMPILE with the build
@@ -440,6 +451,9 @@ static int _skel_cl_probe(void)
     if (_skel_cl.probed) return _skel_cl.available;
     _skel_cl.probed = 1;
     _skel_cl.sel = -1;
+#if _SKEL_POSIX2001
+    setenv("POCL_AFFINITY", "1", 0);    /* read when PoCL starts its threads; see ENVIRONMENT */
+#endif
     _skel_cl.lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!_skel_cl.lib) _skel_cl.lib = dlopen("libOpenCL.so", RTLD_NOW | RTLD_LOCAL);
     if (!_skel_cl.lib) {

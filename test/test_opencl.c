@@ -200,6 +200,17 @@ SKEL_TEST(opencl_backend_present_or_skip_says_why)
     ST_OK(skel_cl_register());   /* idempotent */
 }
 
+/* skel_cl.h asks PoCL to pin its worker threads before it loads OpenCL
+   (unless the environment says otherwise): unpinned, they shared a core
+   of a 2-vCPU VM and small calls took twice as long. */
+SKEL_TEST(opencl_sets_pocl_affinity_unless_already_set)
+{
+    const char *a;
+    need_cl();
+    a = getenv("POCL_AFFINITY");
+    ST_CHECK(a != NULL);
+}
+
 SKEL_TEST(opencl_devices_report_facts)
 {
     skel_cl_device_info i;

@@ -1,0 +1,101 @@
+/* pocl_pin.c - does pinning PoCL's worker threads (POCL_AFFINITY=1, which
+   skel_cl.h sets unless the environment already says) change what a
+   small OpenCL call costs on the CPU?
+
+   Written for the CPU tuner evaluation's Taylor and N-body misses
+   (RESULTS_TUNER.md, section 0): the tuner measured PoCL at 82-132 us
+   near n = 3000 where the evaluation timed it at 292-385 us.
+
+   A sample is one Taylor Map (32 terms, as bench/eval.c) of n floats on
+   host data (the input's device copy dropped first, so it uploads), timed
+   until its result is complete.  Per n: the median of 41 samples, in us,
+   for seq, omp/2 and PoCL (opencl/b128), each right after its own
+   untimed call.  Run it once with POCL_AFFINITY=0 and once without:
+
+       for a in 0 1; do POCL_AFFINITY=$a build/bench_pocl_pin; done
+
+   Usage: bench_pocl_pin [n ...]      (default 50 3492 348846) */
+#include "bench.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define SKEL_IMPLEMENTATION
+#include "skel.h"
+#include "skel_cl.h"
+
+SKEL_FUNC(float, taylor_f, (float x),
+    float s = 1.0f, term = 1.0f; int k;
+    for (k = 1; k < 32; ++k) { term *= x / (float)k; s += term; }
+    return s;)
+SKEL_MAP(taylor, taylor_f, float, 1)
+
+#define SAMPLES 41
+static skel_vec *X, *Z;
+
+static skel_plan *fixed(const char *backend, int threads, int block)
+{
+    skel_plan *p;
+    skel_variant v;
+    memset(&v, 0, sizeof v);
+    v.backend = backend;
+    v.threads = threads;
+    v.block = block;
+    if (skel_plan_new(&p) != SKEL_OK || skel_plan_add(p, 0, SIZE_MAX, &v) != SKEL_OK) exit(1);
+    return p;
+}
+
+static double timed_call(skel_plan *p)
+{
+    double t0;
+    skel_set_plan(taylor, p);
+    _skel_release_devices(Z);           /* as the tuner and the evaluation start a call */
+    Z->valid = 1u;
+    skel_flush(X);
+    t0 = bench_now();
+    if (skel_map1(taylor, Z, X) != SKEL_OK) {
+        fprintf(stderr, "taylor: %s\n", skel_last_error());
+        exit(1);
+    }
+    _skel_tune_sync(Z);
+    return bench_now() - t0;
+}
+
+int main(int argc, char **argv)
+{
+    static const size_t defaults[] = { 50, 3492, 348846 };
+    const char *names[3] = { "seq", "omp/2", "opencl/b128" };
+    skel_plan *plans[3];
+    double s[SAMPLES];
+    int a, i, k, nn = argc > 1 ? argc - 1 : 3;
+    plans[0] = fixed("seq", 0, 0);
+    plans[1] = fixed("omp", 2, 0);
+    plans[2] = fixed("opencl", 0, 128);
+    if (!skel_backend_available("opencl")) {
+        printf("no OpenCL device: nothing to measure\n");
+        return 0;
+    }
+    printf("POCL_AFFINITY=%s; median us of %d calls\n", getenv("POCL_AFFINITY"), SAMPLES);
+    printf("%10s %12s %12s %12s\n", "n", names[0], names[1], names[2]);
+    for (a = 0; a < nn; ++a) {
+        size_t n = argc > 1 ? (size_t)atol(argv[a + 1]) : defaults[a], j;
+        float *x;
+        if (skel_vec_new(&X, SKEL_FLOAT, n) != SKEL_OK || skel_vec_new(&Z, SKEL_FLOAT, n) != SKEL_OK) return 1;
+        x = (float *)skel_write(X);
+        for (j = 0; j < n; ++j) x[j] = (float)((j * 2654435761u) % 1000) / 500.0f - 1;
+        printf("%10zu", n);
+        for (i = 0; i < 3; ++i) {
+            timed_call(plans[i]);       /* compiles, warms */
+            for (k = 0; k < SAMPLES; ++k) {
+                timed_call(plans[i]);   /* untimed: what the previous one left is not charged */
+                s[k] = timed_call(plans[i]);
+            }
+            printf(" %12.1f", 1e6 * bench_median(s, SAMPLES));
+        }
+        printf("\n");
+        skel_free(X);
+        skel_free(Z);
+    }
+    for (i = 0; i < 3; ++i) skel_plan_free(plans[i]);
+    return 0;
+}
