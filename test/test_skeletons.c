@@ -723,7 +723,22 @@ ST_TYPES(OV_BLOCK)
     SKEL_TEST(overlap2d_conv_weights_##S) { ov2_all_edges_##S(2, 0); }        \
     SKEL_TEST(overlap2d_uniform_##S) { ov2_all_edges_##S(3, 0); }             \
     SKEL_TEST(overlap2d_weighted_uniform_##S) { ov2_all_edges_##S(4, 0); }    \
-    SKEL_TEST(overlap2d_in_place_##S) { ov2_all_edges_##S(1001, 0); }
+    SKEL_TEST(overlap2d_in_place_##S) { ov2_all_edges_##S(1001, 0); }         \
+    /* rows of whole 16-byte pieces, tiles inside the matrix: the GPU       \
+       kernels' 16-byte interior loads, with halos of 2 and 1 columns */    \
+    SKEL_TEST(overlap2d_interior_tiles_of_16_byte_rows_##S)                   \
+    {                                                                         \
+        int vi, e, k;                                                         \
+        static const int kinds[] = { 1, 2, 4 };                               \
+        for (vi = 0; vi < st_variant_count(); ++vi)                           \
+            for (e = E_CONST7; e <= E_DUP; ++e)                               \
+                for (k = 0; k < 3; ++k) {                                     \
+                    st_context("%s %s %s 520x264 kind %d", #T, edge_name(e),  \
+                               st_variant_get(vi)->label, kinds[k]);          \
+                    ov2_case_##S(kinds[k] + 10 * e, 520, 264, 1, vi);         \
+                }                                                             \
+        st_context("");                                                       \
+    }
 ST_TYPES(OV2_BLOCK)
 
 /* A (2d+1) x (2d+1) weighted sum of the R x C matrix h with duplicated
