@@ -248,7 +248,10 @@
                              with -cl-nv-maxrregcount=48 took twice as long
                              as without, so OpenCL gets no cap)
        SKEL_GPU_SHUFFLE      CUDA: warp shuffles in group reductions/scans (1)
-       SKEL_GPU_OV2_W        columns of a 2D MapOverlap tile (32)
+       SKEL_GPU_OV2_W        columns of a 2D MapOverlap tile (64: with its
+                             rows loaded in 16-byte pieces, the halo is 4
+                             floats a side, 11% of a 72-float tile row
+                             instead of 20% of a 40-float one)
        SKEL_GPU_OV2_ITEMS    outputs per work-item, stacked vertically (16)
 
    VERSION 0.1.0
@@ -2078,7 +2081,7 @@ static const char *_skel_kind_name(int kind);
 #define SKEL_GPU_SHUFFLE 1
 #endif
 #ifndef SKEL_GPU_OV2_W
-#define SKEL_GPU_OV2_W 32
+#define SKEL_GPU_OV2_W 64
 #endif
 #ifndef SKEL_GPU_MAP_ITEMS       /* elements per work-item of a Map, all loaded before any is stored */
 #define SKEL_GPU_MAP_ITEMS 2
@@ -2290,7 +2293,7 @@ static void _skel_kernel_geometry(const skel_skeleton *sk, const _skel_kernel_op
     g->ov_tile = g->block * g->ov_items;
     g->ovc_w = 32;
     g->ovc_h = 64;
-    g->ov2_w = SKEL_GPU_OV2_W;          /* a warp's worth of columns ... */
+    g->ov2_w = SKEL_GPU_OV2_W;          /* two warps' worth of columns ... */
     if (g->ov2_w > g->block) g->ov2_w = g->block;
     g->ov2_h = g->block / g->ov2_w * SKEL_GPU_OV2_ITEMS;    /* ... and rows per work-item */
 }
@@ -2803,7 +2806,9 @@ static const char _skel_tpl_overlap[] =
      cols a multiple, the input 16-byte aligned): 16-byte loads and stores,
      a quarter of the instructions for 4-byte types (H100, 5x5 on floats:
      2^20 / 2^22 / 2^28 0.0125 / 0.0208 / 0.7752 -> 0.0111 / 0.0192 /
-     0.7633 ms).  So the halo is widened to SKEL_DCP, a whole piece;
+     0.7633 ms).  So the halo is widened to SKEL_DCP, a whole piece, and
+     tiles are 64 columns wide, so that it costs 11% of a row, not 20%
+     (0.0123 / 0.0208 / 0.7639 -> 0.0117 / 0.0194 / 0.7355 ms);
    - other interior tiles: element loads with no edge policy, the position
      advanced by constants (the kernel is issue-bound: this saves a
      division, a 64-bit multiply and four compares per load; 2^28 floats:
