@@ -249,9 +249,9 @@
                              as without, so OpenCL gets no cap)
        SKEL_GPU_SHUFFLE      CUDA: warp shuffles in group reductions/scans (1)
        SKEL_GPU_OV2_W        columns of a 2D MapOverlap tile (64: with its
-                             rows loaded in 16-byte pieces, the halo is 4
-                             floats a side, 11% of a 72-float tile row
-                             instead of 20% of a 40-float one)
+                             rows loaded in 16-byte pieces, a 5x5's halo
+                             is 4 floats a side, 11% of a 72-float tile
+                             row instead of 20% of a 40-float one)
        SKEL_GPU_OV2_ITEMS    outputs per work-item, stacked vertically (16)
 
    VERSION 0.1.0
@@ -2815,7 +2815,6 @@ static const char _skel_tpl_overlap[] =
      1.03 -> 0.86 ms);
    - tiles at the edge: element loads through the edge policy. */
 static const char _skel_tpl_overlap2d[] =
-    "#define SKEL_DCP ((SKEL_DC + SKEL_VE - 1) / SKEL_VE * SKEL_VE)\n"
     "#define SKEL_LW (SKEL_O2W + 2 * SKEL_DCP)\n"
     "#define SKEL_LH (SKEL_O2H + 2 * SKEL_DR)\n"
     "#define SKEL_O2I (SKEL_O2H / (SKEL_BLOCK / SKEL_O2W))\n"
@@ -2850,7 +2849,7 @@ static const char _skel_tpl_overlap2d[] =
     "    } else\n"
     "#endif\n"
     "    {\n"
-        "        skel_to ld[SKEL_LN];\n"
+    "        skel_to ld[SKEL_LN];\n"
     "#if SKEL_FAST_INTERIOR\n"
     "        if (inside) {\n"
     "            SKEL_GLOBAL const skel_to *src = in + (r0 - SKEL_DR) * cols + (c0 - SKEL_DCP);\n"
@@ -3000,13 +2999,19 @@ static void _skel_put_mapv(_skel_sbuf *b, const skel_skeleton *sk)
     _skel_sbuf_str(b, " SKEL_U_ARG)\n");
 }
 
-static size_t _skel_cdiv(size_t a, size_t b) { return (a + b - 1) / b; }
-
 /* Elements per 16-byte piece in which the 2D overlap loads its interior
    tiles (a tile row's width must hold whole pieces); 1: element-wise. */
 static int _skel_ov2_vec(int ov2_w, size_t esz)
 {
     return (esz == 4 || esz == 8) && ov2_w % (int)(16 / esz) == 0 ? (int)(16 / esz) : 1;
+}
+
+/* Columns of the 2D overlap's halo on each side of a tile in local
+   memory: dc rounded up to whole pieces, so that every piece is aligned. */
+static int _skel_ov2_halo(const _skel_kernel_geom *g, const skel_skeleton *sk, size_t esz)
+{
+    int ve = _skel_ov2_vec(g->ov2_w, esz);
+    return (sk->dc + ve - 1) / ve * ve;
 }
 
 int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel_opts *opts, char **source)
@@ -3015,7 +3020,7 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
     _skel_kernel_geom g;
     _skel_sbuf b;
     const char *to, *ti;
-    size_t esz, need = 0, ve;
+    size_t esz, need = 0;
     int fp64;
     if (!sk || !source || (dialect != _SKEL_DIALECT_CUDA && dialect != _SKEL_DIALECT_OPENCL))
         return _skel_fail(SKEL_EINVAL, "kernel source: bad arguments");
@@ -3037,8 +3042,7 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
         break;
     }
     case SKEL_KIND_OVERLAP2D:
-        ve = (size_t)_skel_ov2_vec(g.ov2_w, esz);
-        need = (size_t)(g.ov2_w + 2 * _skel_cdiv((size_t)sk->dc, ve) * ve) * (size_t)(g.ov2_h + 2 * sk->dr) * esz;
+        need = (size_t)(g.ov2_w + 2 * _skel_ov2_halo(&g, sk, esz)) * (size_t)(g.ov2_h + 2 * sk->dr) * esz;
         break;
     default: break;
     }
@@ -3120,8 +3124,8 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
         _skel_sbuf_str(&b, _skel_tpl_overlap);
         break;
     case SKEL_KIND_OVERLAP2D:
-        _skel_sbuf_printf(&b, "#define SKEL_DR %d\n#define SKEL_DC %d\n#define SKEL_VE %d\n", sk->dr, sk->dc,
-                          _skel_ov2_vec(g.ov2_w, esz));
+        _skel_sbuf_printf(&b, "#define SKEL_DR %d\n#define SKEL_DC %d\n#define SKEL_VE %d\n#define SKEL_DCP %d\n",
+                          sk->dr, sk->dc, _skel_ov2_vec(g.ov2_w, esz), _skel_ov2_halo(&g, sk, esz));
         _skel_put_bounds(&b, "SKEL_OV2_BOUNDS", g.block, SKEL_GPU_OV2_REGS);
         if (sk->weighted) {
             /* the unrolled calls should read the weights as constant
@@ -3180,6 +3184,7 @@ static void _skel_karg_uniform(_skel_kstep *s, const skel_skeleton *sk)
 {
     if (sk->has_uniform) s->arg[s->nargs++].kind = _SKEL_ARG_UNIFORM;
 }
+static size_t _skel_cdiv(size_t a, size_t b) { return (a + b - 1) / b; }
 
 /* Work-items a group of a Map or MapArray over n elements (items each):
    the block, halved (down to a warp of 32) while that leaves fewer than 4
