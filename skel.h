@@ -248,11 +248,15 @@
                              with -cl-nv-maxrregcount=48 took twice as long
                              as without, so OpenCL gets no cap)
        SKEL_GPU_SHUFFLE      CUDA: warp shuffles in group reductions/scans (1)
-       SKEL_GPU_OV2_W        columns of a 2D MapOverlap tile (64: with its
+       SKEL_GPU_OV2_W        columns of a 2D MapOverlap tile (128: with its
                              rows loaded in 16-byte pieces, a 5x5's halo
-                             is 4 floats a side, 11% of a 72-float tile
-                             row instead of 20% of a 40-float one)
-       SKEL_GPU_OV2_ITEMS    outputs per work-item, stacked vertically (16)
+                             is 4 floats a side, 6% of a 136-float tile
+                             row; 2^24-2^28 floats 2-3% faster than 64)
+       SKEL_GPU_OV2_ITEMS    outputs per work-item (16)
+       SKEL_GPU_OV2_DIRECT   CUDA: interior tiles of 4-byte elements with
+                             small windows (5x5 and less) read straight
+                             from global memory into registers, 4 x 4
+                             outputs a work-item, no local memory (1)
 
    VERSION 0.1.0
        next   the tuner: dispatch trees, plan files, bulk groups.
@@ -2081,13 +2085,16 @@ static const char *_skel_kind_name(int kind);
 #define SKEL_GPU_SHUFFLE 1
 #endif
 #ifndef SKEL_GPU_OV2_W
-#define SKEL_GPU_OV2_W 64
+#define SKEL_GPU_OV2_W 128
 #endif
 #ifndef SKEL_GPU_MAP_ITEMS       /* elements per work-item of a Map, all loaded before any is stored */
 #define SKEL_GPU_MAP_ITEMS 2
 #endif
 #ifndef SKEL_GPU_OV2_ITEMS
 #define SKEL_GPU_OV2_ITEMS 16
+#endif
+#ifndef SKEL_GPU_OV2_DIRECT
+#define SKEL_GPU_OV2_DIRECT 1
 #endif
 
 /* What the generator may assume about the device.  Zero fields take the
@@ -2293,7 +2300,7 @@ static void _skel_kernel_geometry(const skel_skeleton *sk, const _skel_kernel_op
     g->ov_tile = g->block * g->ov_items;
     g->ovc_w = 32;
     g->ovc_h = 64;
-    g->ov2_w = SKEL_GPU_OV2_W;          /* two warps' worth of columns ... */
+    g->ov2_w = SKEL_GPU_OV2_W;          /* a tile's columns ... */
     if (g->ov2_w > g->block) g->ov2_w = g->block;
     g->ov2_h = g->block / g->ov2_w * SKEL_GPU_OV2_ITEMS;    /* ... and rows per work-item */
 }
@@ -2795,26 +2802,45 @@ static const char _skel_tpl_overlap[] =
     "        if (r0 + e < rows) out[(r0 + e) * cols + c] = SKEL_OVCALL(s + lc * SKEL_OCS + e + SKEL_D);\n"
     "}\n";
 
-/* MapOverlap 2D: a group's tile of SKEL_O2W x SKEL_O2H outputs plus its
-   halo goes to local memory, then each work-item computes SKEL_O2I
-   vertically adjacent outputs into registers before storing any (the calls
-   share most of their window rows, and the compiler reuses those
-   local-memory loads).  The tile is loaded one of three ways, each issuing
-   all of a work-item's loads before any store to local memory (one load
-   latency per tile instead of one per element):
+/* MapOverlap 2D: a group computes a tile of SKEL_O2W x SKEL_O2H outputs.
+   With SKEL_O2DIRECT (CUDA, 4-byte elements, small windows; see
+   _skel_ov2_direct), an interior tile whose rows hold whole 16-byte
+   pieces skips local memory: each work-item loads its own window, 4
+   columns + halo by SKEL_O2DI rows + halo, in 16-byte loads into
+   registers, and stores 4 x SKEL_O2DI outputs in 16-byte stores.  No
+   barrier, so one warp's loads overlap another's arithmetic, and 24
+   loads instead of ~100 local-memory reads per 16 outputs.  H100, 5x5 on
+   floats, 2^20 / 2^22 / 2^24 / 2^28, ms: 64-column tiles in local memory
+   0.0118 / 0.0197 / 0.0568 / 0.7345; 128-column tiles in local memory
+   0.0114 / 0.0197 / 0.0558 / 0.7255; 128-column tiles read directly
+   0.0108 / 0.0181 / 0.0551 / 0.7258.  (4 x 4 outputs a work-item from
+   local memory instead: 1.3x slower, bank conflicts.)  Otherwise the tile plus its halo goes to local
+   memory, then each work-item computes SKEL_O2I vertically adjacent
+   outputs into registers before storing any (the calls share most of
+   their window rows, and the compiler reuses those local-memory loads).
+   The tile is loaded one of three ways, each issuing all of a work-item's
+   loads before any store to local memory (one load latency per tile
+   instead of one per element):
    - interior tiles whose rows hold whole 16-byte pieces (SKEL_VE elements,
      cols a multiple, the input 16-byte aligned): 16-byte loads and stores,
      a quarter of the instructions for 4-byte types (H100, 5x5 on floats:
      2^20 / 2^22 / 2^28 0.0125 / 0.0208 / 0.7752 -> 0.0111 / 0.0192 /
      0.7633 ms).  So the halo is widened to SKEL_DCP, a whole piece, and
-     tiles are 64 columns wide, so that it costs 11% of a row, not 20%
-     (0.0123 / 0.0208 / 0.7639 -> 0.0117 / 0.0194 / 0.7355 ms);
+     tiles are at least 64 columns wide, so that it costs 11% of a row or
+     less, not 20% (0.0123 / 0.0208 / 0.7639 -> 0.0117 / 0.0194 / 0.7355
+     ms);
    - other interior tiles: element loads with no edge policy, the position
      advanced by constants (the kernel is issue-bound: this saves a
      division, a 64-bit multiply and four compares per load; 2^28 floats:
      1.03 -> 0.86 ms);
    - tiles at the edge: element loads through the edge policy. */
 static const char _skel_tpl_overlap2d[] =
+    "#if SKEL_O2DIRECT\n"
+    "#define SKEL_WW (SKEL_VE + 2 * SKEL_DCP)\n"
+    "#define SKEL_O2DI (SKEL_O2H / (SKEL_BLOCK / (SKEL_O2W / SKEL_VE)))\n"
+    "typedef union { skel_to e[(SKEL_O2DI + 2 * SKEL_DR) * SKEL_WW]; uint4 v[(SKEL_O2DI + 2 * SKEL_DR) * SKEL_WW / SKEL_VE]; } skel_o2win;\n"
+    "typedef union { skel_to e[SKEL_VE]; uint4 v; } skel_o2out;\n"
+    "#endif\n"
     "#define SKEL_LW (SKEL_O2W + 2 * SKEL_DCP)\n"
     "#define SKEL_LH (SKEL_O2H + 2 * SKEL_DR)\n"
     "#define SKEL_O2I (SKEL_O2H / (SKEL_BLOCK / SKEL_O2W))\n"
@@ -2829,6 +2855,28 @@ static const char _skel_tpl_overlap2d[] =
     "    skel_index cg = (cols + SKEL_O2W - 1) / SKEL_O2W, g = SKEL_GROUP(), ty = g / cg;\n"
     "    skel_index r0 = ty * SKEL_O2H, c0 = (g - ty * cg) * SKEL_O2W;\n"
     "    int inside = r0 >= SKEL_DR && r0 + SKEL_LH - SKEL_DR <= rows && c0 >= SKEL_DCP && c0 + SKEL_LW - SKEL_DCP <= cols;\n"
+    "#if SKEL_O2DIRECT\n"
+    "    if (inside && cols % SKEL_VE == 0 && (size_t)in % 16 == 0 && (size_t)out % 16 == 0) {\n"
+    "        int lx = lid % (SKEL_O2W / SKEL_VE) * SKEL_VE, ly0 = lid / (SKEL_O2W / SKEL_VE) * SKEL_O2DI, k, y;\n"
+    "        skel_index rv = cols / SKEL_VE;\n"
+    "        SKEL_GLOBAL const uint4 *src = (SKEL_GLOBAL const uint4 *)(in + (r0 + ly0 - SKEL_DR) * cols + c0 + lx - SKEL_DCP);\n"
+    "        SKEL_GLOBAL uint4 *dst = (SKEL_GLOBAL uint4 *)(out + (r0 + ly0) * cols + c0 + lx);\n"
+    "        skel_o2win w;\n"
+    "        SKEL_UNROLL\n"
+    "        for (y = 0; y < SKEL_O2DI + 2 * SKEL_DR; ++y)\n"
+    "            SKEL_UNROLL\n"
+    "            for (k = 0; k < SKEL_WW / SKEL_VE; ++k) w.v[y * (SKEL_WW / SKEL_VE) + k] = src[y * rv + k];\n"
+    "        SKEL_UNROLL\n"
+    "        for (k = 0; k < SKEL_O2DI; ++k) {\n"
+    "            skel_o2out r;\n"
+    "            SKEL_UNROLL\n"
+    "            for (y = 0; y < SKEL_VE; ++y) r.e[y] = SKEL_OV2CALL(w.e + (k + SKEL_DR) * SKEL_WW + SKEL_DCP + y, (skel_index)SKEL_WW);\n"
+    "            dst[k * rv] = r.v;\n"
+    "        }\n"
+    "        return;\n"
+    "    }\n"
+    "#endif\n";
+static const char _skel_tpl_overlap2d_tile[] =
     "#if SKEL_FAST_INTERIOR && SKEL_VE > 1\n"
     "    if (inside && cols % SKEL_VE == 0 && (size_t)in % 16 == 0) {\n"
     "        SKEL_GLOBAL const uint4 *src = (SKEL_GLOBAL const uint4 *)(in + (r0 - SKEL_DR) * cols + (c0 - SKEL_DCP));\n"
@@ -3014,6 +3062,17 @@ static int _skel_ov2_halo(const _skel_kernel_geom *g, const skel_skeleton *sk, s
     return (sk->dc + ve - 1) / ve * ve;
 }
 
+/* Whether the 2D overlap reads interior tiles straight into registers:
+   CUDA (OpenCL would need the user function for private pointers too),
+   4-byte elements, and a work-item's window (SKEL_O2DI + 2 dr rows of
+   SKEL_WW) small enough for registers: 96 elements, a 5x5's */
+static int _skel_ov2_direct(const _skel_kernel_geom *g, const skel_skeleton *sk, size_t esz, int dialect)
+{
+    int ve = _skel_ov2_vec(g->ov2_w, esz), rows = SKEL_GPU_OV2_ITEMS / ve + 2 * sk->dr;
+    return SKEL_GPU_OV2_DIRECT && dialect == _SKEL_DIALECT_CUDA && ve == 4 &&
+           rows * (ve + 2 * _skel_ov2_halo(g, sk, esz)) <= 96;
+}
+
 int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel_opts *opts, char **source)
 {
     _skel_kernel_opts o;
@@ -3148,7 +3207,9 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
         } else
             _skel_sbuf_printf(&b, "#define SKEL_W_PARAM\n#define SKEL_OV2CALL(p, st) %s(p, st SKEL_U_ARG)\n",
                               sk->func_name);
+        _skel_sbuf_printf(&b, "#define SKEL_O2DIRECT %d\n", _skel_ov2_direct(&g, sk, esz, dialect));
         _skel_sbuf_str(&b, _skel_tpl_overlap2d);
+        _skel_sbuf_str(&b, _skel_tpl_overlap2d_tile);
         break;
     case SKEL_KIND_MAPARRAY:
         _skel_sbuf_printf(&b, "#define SKEL_MACALL(v, e) %s(v, e SKEL_U_ARG)\n", sk->func_name);
