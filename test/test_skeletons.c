@@ -724,19 +724,22 @@ ST_TYPES(OV_BLOCK)
     SKEL_TEST(overlap2d_uniform_##S) { ov2_all_edges_##S(3, 0); }             \
     SKEL_TEST(overlap2d_weighted_uniform_##S) { ov2_all_edges_##S(4, 0); }    \
     SKEL_TEST(overlap2d_in_place_##S) { ov2_all_edges_##S(1001, 0); }         \
-    /* rows of whole 16-byte pieces, tiles inside the matrix: the GPU       \
-       kernels' 16-byte interior loads, with halos of 2 and 1 columns */    \
+    /* rows of whole 16-byte pieces: the GPU kernels' 16-byte loads, with   \
+       halos of 2 and 1 columns; tiles inside the matrix (520 x 264) and    \
+       matrices where every work-item's window crosses an edge */          \
     SKEL_TEST(overlap2d_interior_tiles_of_16_byte_rows_##S)                   \
     {                                                                         \
-        int vi, e, k;                                                         \
+        int vi, e, k, m;                                                      \
         static const int kinds[] = { 1, 2, 4 };                               \
+        static const size_t shape[][2] = { { 520, 264 }, { 3, 4 }, { 1, 8 }, { 37, 132 }, { 70, 1028 } }; \
         for (vi = 0; vi < st_variant_count(); ++vi)                           \
             for (e = E_CONST7; e <= E_DUP; ++e)                               \
-                for (k = 0; k < 3; ++k) {                                     \
-                    st_context("%s %s %s 520x264 kind %d", #T, edge_name(e),  \
-                               st_variant_get(vi)->label, kinds[k]);          \
-                    ov2_case_##S(kinds[k] + 10 * e, 520, 264, 1, vi);         \
-                }                                                             \
+                for (k = 0; k < 3; ++k)                                       \
+                    for (m = 0; m < 5; ++m) {                                 \
+                        st_context("%s %s %s %zux%zu kind %d", #T, edge_name(e), \
+                                   st_variant_get(vi)->label, shape[m][0], shape[m][1], kinds[k]); \
+                        ov2_case_##S(kinds[k] + 10 * e, shape[m][0], shape[m][1], 1, vi); \
+                    }                                                         \
         st_context("");                                                       \
     }
 ST_TYPES(OV2_BLOCK)
