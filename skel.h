@@ -2814,10 +2814,11 @@ static const char _skel_tpl_overlap[] =
    0.0118 / 0.0197 / 0.0568 / 0.7345; 128-column tiles in local memory
    0.0114 / 0.0197 / 0.0558 / 0.7255; 128-column tiles read directly
    0.0108 / 0.0181 / 0.0551 / 0.7258.  (4 x 4 outputs a work-item from
-   local memory instead: 1.3x slower, bank conflicts.)  Otherwise the tile plus its halo goes to local
-   memory, then each work-item computes SKEL_O2I vertically adjacent
-   outputs into registers before storing any (the calls share most of
-   their window rows, and the compiler reuses those local-memory loads).
+   local memory instead: 1.3x slower, bank conflicts.)
+   Otherwise the tile plus its halo goes to local memory, then each
+   work-item computes SKEL_O2I vertically adjacent outputs into registers
+   before storing any (the calls share most of their window rows, and the
+   compiler reuses those local-memory loads).
    The tile is loaded one of three ways, each issuing all of a work-item's
    loads before any store to local memory (one load latency per tile
    instead of one per element):
@@ -3068,7 +3069,8 @@ static int _skel_ov2_halo(const _skel_kernel_geom *g, const skel_skeleton *sk, s
    SKEL_WW) small enough for registers: 96 elements, a 5x5's */
 static int _skel_ov2_direct(const _skel_kernel_geom *g, const skel_skeleton *sk, size_t esz, int dialect)
 {
-    int ve = _skel_ov2_vec(g->ov2_w, esz), rows = SKEL_GPU_OV2_ITEMS / ve + 2 * sk->dr;
+    int ve = _skel_ov2_vec(g->ov2_w, esz);
+    int rows = g->ov2_h / (g->block / (g->ov2_w / ve)) + 2 * sk->dr;   /* SKEL_O2DI + 2 dr */
     return SKEL_GPU_OV2_DIRECT && dialect == _SKEL_DIALECT_CUDA && ve == 4 &&
            rows * (ve + 2 * _skel_ov2_halo(g, sk, esz)) <= 96;
 }
