@@ -692,9 +692,15 @@ SKEL_TEST(tuner_tunes_real_calls_on_cpu_backends)
     skel_variant v;
     skel_vec *a, *b, *r;
     size_t n, i;
+    int k;
+    /* the CPU backends only: which backend wins on a machine with a GPU
+       is a matter of timing, and a test must not depend on it */
+    static const skel_variant cpu[] = { { "seq", 0, 0, 0, 0 }, { "omp", 1, 0, 0, 0 }, { "omp", 2, 0, 0, 0 } };
     memset(&d, 0, sizeof d);
     d.id = "test-vadd";
     d.sk = tt_vadd;
+    d.variants = cpu;
+    d.nvariants = 3;
     d.lower[0] = 10;
     d.upper[0] = 200000;
     d.time_budget = 0.5;
@@ -722,7 +728,8 @@ SKEL_TEST(tuner_tunes_real_calls_on_cpu_backends)
             memset(&c, 0, sizeof c);
             c.in[0] = a; c.in[1] = b; c.out = r;
             ST_OK(skel_choose(tt_vadd, &c, &v));
-            ST_CHECK(strcmp(v.backend, "seq") == 0 || strcmp(v.backend, "omp") == 0);
+            for (k = 0; k < 3 && !(strcmp(v.backend, cpu[k].backend) == 0 && v.threads == cpu[k].threads); ++k) {}
+            ST_CHECK(k < 3);                /* one of the tuned variants */
             c.group = 7;                    /* bulk groups: host only here, the same choice */
             ST_OK(skel_run(tt_vadd, &c));
             skel_group_reset(7);
