@@ -14,11 +14,21 @@
 
        for a in 0 1; do POCL_AFFINITY=$a build/bench_pocl_pin; done
 
-   Usage: bench_pocl_pin [n ...]      (default 50 3492 348846) */
+   With --contexts N it prints, at size N, the spread of one call's time
+   (least, quartiles, most of 201 samples) for each variant after
+   different predecessors: itself, its own untimed call, another
+   variant's call, its own call and a 2 ms pause.  Written for session
+   14's question whether PoCL and omp/2 cost the same in the tuner's
+   sequence (repetitions of one variant) as in the evaluation's rounds.
+
+   Usage: bench_pocl_pin [n ...]      (default 50 3492 348846)
+          bench_pocl_pin --contexts N */
+#define _POSIX_C_SOURCE 200809L
 #include "bench.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #define SKEL_IMPLEMENTATION
 #include "skel.h"
@@ -61,6 +71,42 @@ static double timed_call(skel_plan *p)
     return bench_now() - t0;
 }
 
+static void spread(const char *variant, const char *after, double *s, int k)
+{
+    bench_median(s, k);                 /* sorts s */
+    printf("  %-12s after %-22s least %7.1f  p25 %7.1f  median %7.1f  p75 %7.1f  most %8.1f\n", variant, after,
+           1e6 * s[0], 1e6 * s[k / 4], 1e6 * s[k / 2], 1e6 * s[3 * k / 4], 1e6 * s[k - 1]);
+}
+
+static void contexts(skel_plan **plans, const char **names, size_t n)
+{
+    static double s[201];
+    struct timespec pause = { 0, 2000000 };
+    int i, k, K = 201;
+    float *x;
+    size_t j;
+    if (skel_vec_new(&X, SKEL_FLOAT, n) != SKEL_OK || skel_vec_new(&Z, SKEL_FLOAT, n) != SKEL_OK) exit(1);
+    x = (float *)skel_write(X);
+    for (j = 0; j < n; ++j) x[j] = (float)((j * 2654435761u) % 1000) / 500.0f - 1;
+    printf("n = %zu, us per call on host data\n", n);
+    for (i = 0; i < 3; ++i) timed_call(plans[i]);       /* compiles, warms */
+    for (i = 0; i < 3; ++i) {
+        int other = i == 0 ? 2 : 0;                     /* seq follows PoCL, the others follow seq */
+        char label[64];
+        for (k = 0; k < K; ++k) s[k] = timed_call(plans[i]);
+        spread(names[i], "itself", s, K);
+        for (k = 0; k < K; ++k) { timed_call(plans[i]); s[k] = timed_call(plans[i]); }
+        spread(names[i], "its own untimed call", s, K);
+        for (k = 0; k < K; ++k) { timed_call(plans[other]); s[k] = timed_call(plans[i]); }
+        snprintf(label, sizeof label, "a call of %s", names[other]);
+        spread(names[i], label, s, K);
+        for (k = 0; k < K; ++k) { timed_call(plans[i]); nanosleep(&pause, NULL); s[k] = timed_call(plans[i]); }
+        spread(names[i], "its own call, 2 ms", s, K);
+    }
+    skel_free(X);
+    skel_free(Z);
+}
+
 int main(int argc, char **argv)
 {
     static const size_t defaults[] = { 50, 3492, 348846 };
@@ -73,6 +119,11 @@ int main(int argc, char **argv)
     plans[2] = fixed("opencl", 0, 128);
     if (!skel_backend_available("opencl")) {
         printf("no OpenCL device: nothing to measure\n");
+        return 0;
+    }
+    if (argc == 3 && strcmp(argv[1], "--contexts") == 0) {
+        contexts(plans, names, (size_t)atol(argv[2]));
+        for (i = 0; i < 3; ++i) skel_plan_free(plans[i]);
         return 0;
     }
     printf("POCL_AFFINITY=%s; median us of %d calls\n", getenv("POCL_AFFINITY"), SAMPLES);
