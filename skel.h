@@ -2811,6 +2811,7 @@ static const char _skel_tpl_overlap[] =
    on 2^22 floats (1024 tiles over 1.55 waves): 0.0188 -> 0.0165 ms, 78%
    -> 89% of the copy; 2^20 0.0119 -> 0.0107; 2^24-2^28 within 1%.  (The
    two rows of tiles first, the side tiles in row order: 0.0178-0.0184.)
+   Tile coordinates are ints: a launch has at most 2^31 - 1 groups.
    With SKEL_O2DIRECT (CUDA, 4-byte elements, small windows; see
    _skel_ov2_direct), an interior tile whose rows hold whole 16-byte
    pieces skips local memory: each work-item loads its own window, 4

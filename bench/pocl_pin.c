@@ -71,6 +71,16 @@ static double timed_call(skel_plan *p)
     return bench_now() - t0;
 }
 
+/* X: n values in [-1, 1) on the host; Z: the result vector */
+static void make_operands(size_t n)
+{
+    float *x;
+    size_t j;
+    if (skel_vec_new(&X, SKEL_FLOAT, n) != SKEL_OK || skel_vec_new(&Z, SKEL_FLOAT, n) != SKEL_OK) exit(1);
+    x = (float *)skel_write(X);
+    for (j = 0; j < n; ++j) x[j] = (float)((j * 2654435761u) % 1000) / 500.0f - 1;
+}
+
 static void spread(const char *variant, const char *after, double *s, int k)
 {
     bench_median(s, k);                 /* sorts s */
@@ -83,11 +93,7 @@ static void contexts(skel_plan **plans, const char **names, size_t n)
     static double s[201];
     struct timespec pause = { 0, 2000000 };
     int i, k, K = 201;
-    float *x;
-    size_t j;
-    if (skel_vec_new(&X, SKEL_FLOAT, n) != SKEL_OK || skel_vec_new(&Z, SKEL_FLOAT, n) != SKEL_OK) exit(1);
-    x = (float *)skel_write(X);
-    for (j = 0; j < n; ++j) x[j] = (float)((j * 2654435761u) % 1000) / 500.0f - 1;
+    make_operands(n);
     printf("n = %zu, us per call on host data\n", n);
     for (i = 0; i < 3; ++i) timed_call(plans[i]);       /* compiles, warms */
     for (i = 0; i < 3; ++i) {
@@ -129,11 +135,8 @@ int main(int argc, char **argv)
     printf("POCL_AFFINITY=%s; median us of %d calls\n", getenv("POCL_AFFINITY"), SAMPLES);
     printf("%10s %12s %12s %12s\n", "n", names[0], names[1], names[2]);
     for (a = 0; a < nn; ++a) {
-        size_t n = argc > 1 ? (size_t)atol(argv[a + 1]) : defaults[a], j;
-        float *x;
-        if (skel_vec_new(&X, SKEL_FLOAT, n) != SKEL_OK || skel_vec_new(&Z, SKEL_FLOAT, n) != SKEL_OK) return 1;
-        x = (float *)skel_write(X);
-        for (j = 0; j < n; ++j) x[j] = (float)((j * 2654435761u) % 1000) / 500.0f - 1;
+        size_t n = argc > 1 ? (size_t)atol(argv[a + 1]) : defaults[a];
+        make_operands(n);
         printf("%10zu", n);
         for (i = 0; i < 3; ++i) {
             timed_call(plans[i]);       /* compiles, warms */
