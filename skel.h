@@ -162,12 +162,21 @@
          A variant whose repetition costs over twice the best T(r) measured
          so far at that point cannot win there and gets no further
          repetitions.  Variants are measured likely-fastest first (the
-         ranking at the nearest measured point), OpenMP threads woken before
-         each first call; then every variant within twice the best gets one
+         ranking at the nearest measured point; at a point over 64 times
+         as large, GPUs, then OpenMP by threads, then seq), OpenMP
+         threads woken before each first call; then every variant within
+         twice the best gets one
          more repetition, after the others ran (a burst of interference can
          spoil all of one variant's back-to-back repetitions), and where
          calls are cheap (< 1 ms) a first call is tried twice before it
-         cuts its variant.  Variants rank by T(r) = R*r + F, r = desc.repeats:
+         cuts its variant.  Each new point is checked against the points
+         measured before it: a variant over 1.5 times slower at a point
+         than at a larger one, or over 1.5*k times slower than at one with
+         k times fewer elements, caught a stall in one of them, and is
+         measured there again (two repetitions, the least kept, once per
+         point and variant, within the budget); a leaf whose corners'
+         winners change so is closed or reopened at the end.
+         Variants rank by T(r) = R*r + F, r = desc.repeats:
          the cost of r calls on the same data that starts where in_loc
          says (default r = 1: every call starts from there), so a GPU that
          loses the single call (uploads) can win at r = 10.
@@ -477,6 +486,8 @@ typedef struct skel_plan_stats {
     size_t lower[2], upper[2];
     int variants, pruned;       /* variant table size; how many were pruned */
     int points, measurements;   /* context points measured; variant runs measured */
+    int rechecks;               /* measurements taken again because a smaller point was over 1.5
+                                   times slower than a larger one (tuned now only; 0 when loaded) */
     int nodes, closed_leaves, open_leaves, depth;
     double explored;            /* points / integer points in the box */
     double tune_seconds;        /* time spent tuning (modelled time with a cost model) */
@@ -3817,6 +3828,7 @@ typedef struct _skel_tree {
     double *times;              /* [point][variant][R, F]; R < 0: a _SKEL_T_ code */
     _skel_pnode *nodes;
     int loaded, measurements;
+    int rechecks;               /* second looks this tuning took (_skel_recheck_order; not saved) */
     double tune_seconds;
     /* 1-D: the tree flattened to sorted ranges (lookups binary-search them) */
     uint64_t *rstart;
@@ -4139,6 +4151,7 @@ int skel_plan_stats_get(const skel_plan *p, skel_plan_stats *out)
     for (i = 0; i < t->nvar; ++i) out->pruned += t->vars[i].pruned >= 0;
     out->points = t->npoints;
     out->measurements = t->measurements;
+    out->rechecks = t->rechecks;
     out->nodes = t->nnodes;
     for (i = 0; i < t->nnodes; ++i) {
         const _skel_pnode *nd = &t->nodes[i];
@@ -4723,6 +4736,7 @@ typedef struct _skel_tuner {
     skel_skeleton *sk;
     _skel_tree *t;
     double *pcost;              /* seconds spent measuring each point */
+    unsigned char *looked;      /* per point and variant: had its second look (_skel_recheck_order) */
     double start, vclock;       /* vclock: modelled seconds (cost model) */
     double one_off;             /* seconds of one-off first calls (JIT compiles): not budget */
     int progress;               /* 0 none, 1 a terminal line, 2 log lines */
@@ -5136,15 +5150,28 @@ static int _skel_timed_out_below(const _skel_tree *t, const uint64_t *x, int v)
     return 0;
 }
 
+/* How widely variant pv spreads a call's work: a GPU (times its devices),
+   OpenMP threads, 1 for the rest. */
+static double _skel_pvar_width(const _skel_pvar *pv)
+{
+    if (pv->index >= 0 && _skel_backends[pv->index].is_gpu) return 1e6 * (pv->devices > 1 ? pv->devices : 1);
+    if (strcmp(pv->backend, "omp") == 0) return pv->threads > 0 ? pv->threads : _skel_omp_default_threads();
+    return 1;
+}
+
 /* The order in which to measure the variants at a new point x: the likely
    fastest first, so that `best` is small early and every slower variant
    stops after one repetition (_skel_measure).  The guess is the ranking at
-   the nearest measured point; at a point over 64 times as large it is
-   reversed (what wins at small sizes has the least fixed cost and the
-   least throughput: on the GPU machine the first large corner of a Taylor
-   tuning measured seq, then omp/1, omp/2 ... fully, 4 s of a 5 s budget,
-   before a GPU variant showed what "best" was).  Variants not measured
-   there go last, in table order. */
+   the nearest measured point; at a point over 64 times as large the
+   widest variants go first (GPUs, then OpenMP by threads, then seq; that
+   ranking within each), as they win large calls.  On the GPU machine the
+   first large corner of a Taylor tuning measured seq, then omp/1, omp/2
+   ... fully, 4 s of a 5 s budget, before a GPU variant showed what "best"
+   was.  Reversing the ranking at the small point, the rule before this
+   one, put the GPU variants last where they were also fastest at n = 10
+   (inputs on the device: the CPU variants download them first): the
+   root corners of dot, MSE and Taylor took the whole 5 s budget (session
+   15).  Variants not measured there go last, in table order. */
 static void _skel_point_order(const _skel_tree *t, const uint64_t *x, int *order)
 {
     int p, q = -1, v, i, j, n = 0;
@@ -5167,7 +5194,12 @@ static void _skel_point_order(const _skel_tree *t, const uint64_t *x, int *order
         order[j] = w;
     }
     if (sx > 64 * sq)
-        for (i = 0; i < n / 2; ++i) { int w = order[i]; order[i] = order[n - 1 - i]; order[n - 1 - i] = w; }
+        for (i = 1; i < n; ++i) {       /* stable: by width, the ranking within a width */
+            int w = order[i];
+            double ww = _skel_pvar_width(&t->vars[w]);
+            for (j = i; j > 0 && _skel_pvar_width(&t->vars[order[j - 1]]) < ww; --j) order[j] = order[j - 1];
+            order[j] = w;
+        }
 }
 
 /* A second look at the close contenders of point p (T(r) within twice the
@@ -5182,19 +5214,127 @@ static void _skel_point_order(const _skel_tree *t, const uint64_t *x, int *order
    costs a slice whatever the size (omp/16 measured 1987 us at n = 10 of a
    Taylor tuning, where it takes 6, was pruned for it, and the plan was
    1.5 times slower at n = 457). */
+/* Fold a second measurement R + F into a point's times rf (R, F): the
+   least of each, as _skel_measure takes them. */
+static void _skel_keep_lesser(double *rf, double R, double F)
+{
+    double f = R + F < rf[0] + rf[1] ? R + F : rf[0] + rf[1];
+    if (R < rf[0]) rf[0] = R;
+    rf[1] = f > rf[0] ? f - rf[0] : 0;
+}
+
 static void _skel_remeasure_close(_skel_tuner *T, _skel_synth *s, int p, const int *order, double best)
 {
     _skel_tree *t = T->t;
     int i;
     for (i = t->nvar - 1; i >= 0; --i) {
-        double *rf = t->times + ((size_t)p * (size_t)t->nvar + (size_t)order[i]) * 2, R, F, f;
+        double *rf = t->times + ((size_t)p * (size_t)t->nvar + (size_t)order[i]) * 2, R, F;
         double tv = rf[0] * t->conf.repeats + rf[1];
         if (rf[0] < 0 || (tv > 2 * best && !(best < 1e-3 && tv - best < 4e-3))) continue;
         if (_skel_measure(T, s, &t->vars[order[i]], 1, best, &R, &F) != SKEL_OK) continue;
-        f = R + F < rf[0] + rf[1] ? R + F : rf[0] + rf[1];
-        if (R < rf[0]) rf[0] = R;
-        rf[1] = f > rf[0] ? f - rf[0] : 0;
+        _skel_keep_lesser(rf, R, F);
     }
+}
+
+/* Measure variant v at point x, through the cost model when the
+   description has one (s unused), else on the synthetic operands s made
+   for x. */
+static int _skel_measure_at(_skel_tuner *T, _skel_synth *s, const uint64_t *x, int v, int reps, double best,
+                            double *R, double *F)
+{
+    _skel_tree *t = T->t;
+    skel_variant pub;
+    size_t pt[2];
+    t->measurements++;
+    if (!T->d->cost) return _skel_measure(T, s, &t->vars[v], reps, best, R, F);
+    pt[0] = (size_t)x[0]; pt[1] = t->conf.dims == 2 ? (size_t)x[1] : 1;
+    _skel_pvar_public(&t->vars[v], &pub);
+    *F = 0;
+    *R = T->d->cost(&pub, pt, F, T->d->user);
+    if (*F < 0) *F = 0;
+    if (*R < 0) return _SKEL_T_FAILED;
+    T->vclock += reps * (*R + *F + *R);
+    return *R + *F > t->conf.timeout ? _SKEL_T_TIMEOUT : SKEL_OK;
+}
+
+/* Does point a lie below or on point b in every dimension?  *ratio: how
+   many times more elements b has. */
+static int _skel_point_below(const _skel_tree *t, int a, int b, double *ratio)
+{
+    int d;
+    *ratio = 1;
+    for (d = 0; d < t->conf.dims; ++d) {
+        if (t->points[a].x[d] > t->points[b].x[d]) return 0;
+        *ratio *= (double)t->points[b].x[d] / (double)t->points[a].x[d];
+    }
+    return 1;
+}
+
+/* Variant v at point p (operands *s, made here when NULL and needed)
+   measured again; the lesser times kept.  0 when the budget is spent. */
+static int _skel_look_again(_skel_tuner *T, int p, int v, _skel_synth **s, _skel_synth *store)
+{
+    _skel_tree *t = T->t;
+    double before = _skel_tree_time(t, p, v), R, F, best;
+    int w = t->points[p].winner;
+    if (_skel_tune_elapsed(T) > t->conf.time_budget) return 0;
+    T->looked[(size_t)p * (size_t)t->nvar + (size_t)v] = 1;
+    if (!*s && !T->d->cost) {
+        if (_skel_synth_make(T, t->points[p].x, store) != SKEL_OK) return 1;
+        *s = store;
+    }
+    best = w >= 0 ? _skel_tree_time(t, p, w) : 1e300;
+    /* two repetitions: a stall is one event, and the first look had its own */
+    if (_skel_measure_at(T, *s, t->points[p].x, v, 2, best, &R, &F) != SKEL_OK) return 1;
+    _skel_keep_lesser(t->times + ((size_t)p * (size_t)t->nvar + (size_t)v) * 2, R, F);
+    t->rechecks++;
+    _skel_log(SKEL_LOG_INFO, "tune %s: %s at point %d looked at again: %.3g s -> %.3g s", t->conf.id,
+              _skel_pvar_label(&t->vars[v], (char[64]){ 0 }, 64), p, before, _skel_tree_time(t, p, v));
+    return 1;
+}
+
+/* A second look where two points' times of one variant do not fit how
+   calls cost.  Interference only adds time; a call on more elements does
+   not cost less; and k times the elements cost at most k times as much
+   (fixed costs, then a cost per element; the cache is warm in both).  So
+   where a variant's time at a point is over 1.5 times its time at a
+   larger point, or over 1.5 * k times its time at a point with k times
+   fewer elements, that measurement likely caught a stall: on the H100
+   machine omp/16 took 21 us at n = 251 (Taylor, host data) and 8 us at 254
+   and 376, and the plan gave 22 .. 252 to omp/8, 1.4 times slower there.
+   The variant is measured again at that point, later than its first look,
+   and keeps the lesser time; once per point and variant, within the time
+   budget.  A real step in the cost (a cache level, the set's edge in
+   Mandelbrot) costs one measurement and stays.  Called after point p
+   (operands sp when measured on the machine) joined the table. */
+static void _skel_recheck_order(_skel_tuner *T, int p, _skel_synth *sp)
+{
+    _skel_tree *t = T->t;
+    _skel_synth pstore, qstore, *sq;
+    int q, v, a, b, go = 1;
+    const _skel_synth *given = sp;
+    double k;
+    for (q = 0; q < t->npoints && go; ++q) {
+        if (q == p) continue;
+        if (_skel_point_below(t, q, p, &k)) { a = q; b = p; }
+        else if (_skel_point_below(t, p, q, &k)) { a = p; b = q; }
+        else continue;
+        sq = NULL;
+        for (v = 0; v < t->nvar && go; ++v) {
+            double ta = _skel_tree_time(t, a, v), tb = _skel_tree_time(t, b, v);
+            int pt[2], i;
+            if (ta < 0 || tb < 0) continue;
+            pt[0] = ta > 1.5 * tb + 1e-6 ? a : -1;          /* slower than at a larger point */
+            pt[1] = tb > 1.5 * k * ta + 1e-6 ? b : -1;      /* more than k times a smaller point */
+            for (i = 0; i < 2 && go; ++i)
+                if (pt[i] >= 0 && !T->looked[(size_t)pt[i] * (size_t)t->nvar + (size_t)v])
+                    go = pt[i] == p ? _skel_look_again(T, p, v, &sp, &pstore) : _skel_look_again(T, q, v, &sq, &qstore);
+        }
+        if (sq) _skel_synth_free(sq);
+        t->points[a].winner = _skel_tree_best(t, a);
+        t->points[b].winner = _skel_tree_best(t, b);
+    }
+    if (sp && sp != given) _skel_synth_free(sp);
 }
 
 /* The index of point x in the table, measuring every live variant there
@@ -5213,12 +5353,15 @@ static int _skel_tune_point(_skel_tuner *T, const uint64_t *x)
         int cap = t->cap_points ? 2 * t->cap_points : 64;
         _skel_ppoint *np = (_skel_ppoint *)SKEL_REALLOC(t->points, (size_t)cap * sizeof *np);
         double *nt, *nc;
+        unsigned char *nl;
         if (np) t->points = np;
         nt = (double *)SKEL_REALLOC(t->times, (size_t)cap * 2 * (size_t)t->nvar * sizeof *nt);
         if (nt) t->times = nt;
         nc = (double *)SKEL_REALLOC(T->pcost, (size_t)cap * sizeof *nc);
         if (nc) T->pcost = nc;
-        if (!np || !nt || !nc) return _skel_fail(SKEL_ENOMEM, "skel_tune: out of memory");
+        nl = (unsigned char *)SKEL_REALLOC(T->looked, (size_t)cap * (size_t)t->nvar);
+        if (nl) T->looked = nl;
+        if (!np || !nt || !nc || !nl) return _skel_fail(SKEL_ENOMEM, "skel_tune: out of memory");
         t->cap_points = cap;
     }
     if (!(order = (int *)SKEL_MALLOC((size_t)t->nvar * sizeof *order)))
@@ -5232,46 +5375,30 @@ static int _skel_tune_point(_skel_tuner *T, const uint64_t *x)
         rf[0] = _SKEL_T_UNMEASURED;
         rf[1] = 0;
     }
+    memset(T->looked + (size_t)p * (size_t)t->nvar, 0, (size_t)t->nvar);
     for (i = 0; i < t->nvar; ++i) {
         double *rf, R = 0, F = 0;
-        const _skel_pvar *pv;
         v = order[i];
         rf = t->times + ((size_t)p * (size_t)t->nvar + (size_t)v) * 2;
-        pv = &t->vars[v];
-        if (pv->pruned >= 0) continue;
+        if (t->vars[v].pruned >= 0) continue;
         if (_skel_timed_out_below(t, x, v)) { rf[0] = _SKEL_T_TIMEOUT; continue; }
-        if (T->d->cost) {
-            skel_variant pub;
-            size_t pt[2];
-            pt[0] = (size_t)x[0]; pt[1] = t->conf.dims == 2 ? (size_t)x[1] : 1;
-            _skel_pvar_public(pv, &pub);
-            R = T->d->cost(&pub, pt, &F, T->d->user);
-            if (F < 0) F = 0;
-            if (R < 0) rc = _SKEL_T_FAILED;
-            else if (R + F > t->conf.timeout) rc = _SKEL_T_TIMEOUT;
-            else rc = SKEL_OK;
-            T->vclock += rc == _SKEL_T_FAILED ? 0 : t->conf.reps * (R + F + R);
-        } else {
-            if (!made) {
-                if ((rc = _skel_synth_make(T, x, &s)) != SKEL_OK) { SKEL_FREE(order); return rc; }
-                made = 1;
-            }
-            rc = _skel_measure(T, &s, pv, t->conf.reps, best, &R, &F);
+        if (!T->d->cost && !made) {
+            if ((rc = _skel_synth_make(T, x, &s)) != SKEL_OK) { SKEL_FREE(order); return rc; }
+            made = 1;
         }
-        t->measurements++;
+        rc = _skel_measure_at(T, &s, x, v, t->conf.reps, best, &R, &F);
         if (rc != SKEL_OK) { rf[0] = rc; continue; }
         rf[0] = R;
         rf[1] = F;
         if (R * t->conf.repeats + F < best) best = R * t->conf.repeats + F;
     }
-    if (made) {
-        _skel_remeasure_close(T, &s, p, order, best);
-        _skel_synth_free(&s);
-    }
+    if (made) _skel_remeasure_close(T, &s, p, order, best);
     SKEL_FREE(order);
     t->points[p].winner = -1;
     t->npoints++;
     t->points[p].winner = _skel_tree_best(t, p);
+    _skel_recheck_order(T, p, made ? &s : NULL);
+    if (made) _skel_synth_free(&s);
     T->pcost[p] = _skel_tune_elapsed(T) - t0;
     _skel_tune_progress(T, 0);
     return p;
@@ -5453,10 +5580,13 @@ static int _skel_tune_build(_skel_tuner *T)
         if (rc < 0) return rc;
         if (rc == 1) stop = 1;
     }
-    /* leaves above min_depth that did not split (budget, limits) close if they agree */
+    /* every leaf closes if its corners agree: those above min_depth that did
+       not split (budget, limits), and those whose corners changed winner in
+       a second look (_skel_recheck_order) after the leaf closed */
     for (i = 0; i < t->nnodes; ++i)
-        if (t->nodes[i].first_child < 0 && !t->nodes[i].closed && (w = _skel_node_agree(t, i)) >= 0) {
-            t->nodes[i].closed = 1;
+        if (t->nodes[i].first_child < 0) {
+            w = _skel_node_agree(t, i);
+            t->nodes[i].closed = w >= 0;
             t->nodes[i].winner = w;
         }
     T->cur_node = t->nnodes;
@@ -5584,6 +5714,7 @@ int skel_tune(const skel_tune_desc *d, skel_plan **plan)
     T.start = _skel_now();
     rc = _skel_tune_build(&T);
     SKEL_FREE(T.pcost);
+    SKEL_FREE(T.looked);
     if (rc != SKEL_OK) { _skel_tree_free(t); return rc; }
     t->tune_seconds = _skel_tune_elapsed(&T);
     _skel_tune_progress(&T, 1);

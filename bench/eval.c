@@ -520,7 +520,10 @@ static int eval_app(app *a, double budget, int nsizes, const char *svgdir, int s
         if (a->sk[i] == nbody) d.prepare = nbody_prepare;
         if (skel_tune(&d, &tuned[i]) != SKEL_OK) { fprintf(stderr, "tune %s: %s\n", id, skel_last_error()); return -1; }
         skel_plan_stats_get(tuned[i], &st);
-        if (getenv("EVAL_DUMP")) skel_plan_dump(tuned[i], SKEL_DUMP_TEXT, NULL);
+        if (getenv("EVAL_DUMP")) {
+            skel_plan_dump(tuned[i], SKEL_DUMP_TEXT, NULL);
+            printf("second looks: %d (%s)\n", st.rechecks, id);
+        }
         res->tune_s += st.tune_seconds;
         points += st.points;
         res->nodes += st.nodes;

@@ -21,7 +21,7 @@ static unsigned char *read_all(const char *path, size_t *len);
 
 /* ---- cost models ---- */
 typedef struct model {
-    int calls;
+    int calls, stalled;
     double slope[4], base[4];       /* variant k costs base + slope * n (1-D) or * rows * cols (2-D) */
 } model;
 
@@ -274,6 +274,41 @@ SKEL_TEST(tuner_ranks_by_r_calls_plus_once)
         ST_EQ_INT(lookup1(p, 50000000), want[i]);
         skel_plan_free(p);
     }
+}
+
+/* model_abc, but the first time A is measured at an n in 400 .. 500 (the
+   split of 10 .. 22361 at 473) it takes 30 times as long, as omp/16 once
+   did on the H100 machine: B looks best there.  A is 30 times cheaper
+   than that at larger points measured later, which gives 473 a second
+   look, and the plan answers A up to the true crossover. */
+static double stall_cost(const skel_variant *v, const size_t *pt, double *once, void *user)
+{
+    model *m = (model *)user;
+    double c = model_cost(v, pt, once, user);
+    if (v->backend[0] == 'A' && pt[0] >= 400 && pt[0] <= 500 && !m->stalled++) c *= 30;
+    return c;
+}
+
+SKEL_TEST(tuner_looks_again_where_a_time_breaks_the_order_of_sizes)
+{
+    model m = model_abc();
+    skel_tune_desc d = cost_desc("stall", &m, 2);
+    skel_plan *p;
+    skel_plan_stats st;
+    double cross = 11000;
+    d.cost = stall_cost;
+    ST_OK(skel_tune(&d, &p));
+    ST_OK(skel_plan_stats_get(p, &st));
+    ST_EQ_INT(lookup1(p, 473), 'A');
+    ST_EQ_INT(lookup1(p, 2000), 'A');
+    check_crossovers(p, &m, 2, &cross, 1);
+    ST_EQ_INT(m.stalled, 2);                /* one stall, and one second look there */
+    ST_CHECK(st.rechecks >= 1);
+    skel_plan_free(p);
+    ST_OK(skel_tune(&d, &p));               /* without the stall: no second look */
+    ST_OK(skel_plan_stats_get(p, &st));
+    ST_EQ_INT(st.rechecks, 0);
+    skel_plan_free(p);
 }
 
 SKEL_TEST(tuner_open_leaf_answers_nearest_corner)
