@@ -5302,11 +5302,13 @@ static int _skel_look_again(_skel_tuner *T, int p, int v, _skel_synth **s, _skel
    fewer elements, that measurement likely caught a stall: on the H100
    machine omp/16 took 21 us at n = 251 (Taylor, host data) and 8 us at 254
    and 376, and the plan gave 22 .. 252 to omp/8, 1.4 times slower there.
-   The variant is measured again at that point, later than its first look,
-   and keeps the lesser time; once per point and variant, within the time
+   The variant is measured again at that point (an earlier point: some
+   time after its first look; the new one: after its other variants) and
+   keeps the lesser time; once per point and variant, within the time
    budget.  A real step in the cost (a cache level, the set's edge in
    Mandelbrot) costs one measurement and stays.  Called after point p
    (operands sp when measured on the machine) joined the table. */
+#define _SKEL_ORDER_SLACK 1.5   /* how far two points' times may break the order (plus 1 us) */
 static void _skel_recheck_order(_skel_tuner *T, int p, _skel_synth *sp)
 {
     _skel_tree *t = T->t;
@@ -5324,8 +5326,8 @@ static void _skel_recheck_order(_skel_tuner *T, int p, _skel_synth *sp)
             double ta = _skel_tree_time(t, a, v), tb = _skel_tree_time(t, b, v);
             int pt[2], i;
             if (ta < 0 || tb < 0) continue;
-            pt[0] = ta > 1.5 * tb + 1e-6 ? a : -1;          /* slower than at a larger point */
-            pt[1] = tb > 1.5 * k * ta + 1e-6 ? b : -1;      /* more than k times a smaller point */
+            pt[0] = ta > _SKEL_ORDER_SLACK * tb + 1e-6 ? a : -1;      /* slower than at a larger point */
+            pt[1] = tb > _SKEL_ORDER_SLACK * k * ta + 1e-6 ? b : -1;  /* over k times a smaller point */
             for (i = 0; i < 2 && go; ++i)
                 if (pt[i] >= 0 && !T->looked[(size_t)pt[i] * (size_t)t->nvar + (size_t)v])
                     go = pt[i] == p ? _skel_look_again(T, p, v, &sp, &pstore) : _skel_look_again(T, q, v, &sq, &qstore);
