@@ -27,6 +27,7 @@
 #include "skel.h"
 #include "skel_cuda.h"
 #include "skel_cl.h"
+#include "bench_skel.h"
 
 SKEL_FUNC(float, add_f, (float a, float b), return a + b;)
 SKEL_REDUCE(vsum, add_f, float)
@@ -49,17 +50,6 @@ static void sum_with(skel_plan *p)
     sink += r;
 }
 
-static skel_plan *fixed(const char *backend, int threads)
-{
-    skel_plan *p;
-    skel_variant v;
-    memset(&v, 0, sizeof v);
-    v.backend = backend;
-    v.threads = threads;
-    if (skel_plan_new(&p) != SKEL_OK || skel_plan_add(p, 0, SIZE_MAX, &v) != SKEL_OK) exit(1);
-    return p;
-}
-
 int main(int argc, char **argv)
 {
     size_t n = argc > 1 ? (size_t)atol(argv[1]) : 11172445, i;
@@ -69,10 +59,10 @@ int main(int argc, char **argv)
     if (skel_vec_new(&X, SKEL_FLOAT, n) != SKEL_OK) return 1;
     x = skel_write(X);
     for (i = 0; i < n; ++i) x[i] = (float)((i * 2654435761u) % 1000) * 1e-3f;
-    plans[OMP8] = fixed("omp", 8);
-    plans[CUDA] = skel_backend_available("cuda") ? fixed("cuda", 0) : NULL;
-    plans[OPENCL] = skel_backend_available("opencl") ? fixed("opencl", 0) : NULL;
-    plans[NCOND] = fixed("omp", threads);
+    plans[OMP8] = bench_fixed_plan("omp", 8, 0);
+    plans[CUDA] = skel_backend_available("cuda") ? bench_fixed_plan("cuda", 0, 0) : NULL;
+    plans[OPENCL] = skel_backend_available("opencl") ? bench_fixed_plan("opencl", 0, 0) : NULL;
+    plans[NCOND] = bench_fixed_plan("omp", threads, 0);
     sum_with(plans[NCOND]);                 /* warm up: thread pools, kernels compiled */
     for (c = OMP8; c < NCOND; ++c) if (plans[c]) sum_with(plans[c]);
     for (k = 0; k < SAMPLES; ++k)

@@ -33,6 +33,7 @@
 #define SKEL_IMPLEMENTATION
 #include "skel.h"
 #include "skel_cl.h"
+#include "bench_skel.h"
 
 SKEL_FUNC(float, taylor_f, (float x),
     float s = 1.0f, term = 1.0f; int k;
@@ -42,18 +43,6 @@ SKEL_MAP(taylor, taylor_f, float, 1)
 
 #define SAMPLES 41
 static skel_vec *X, *Z;
-
-static skel_plan *fixed(const char *backend, int threads, int block)
-{
-    skel_plan *p;
-    skel_variant v;
-    memset(&v, 0, sizeof v);
-    v.backend = backend;
-    v.threads = threads;
-    v.block = block;
-    if (skel_plan_new(&p) != SKEL_OK || skel_plan_add(p, 0, SIZE_MAX, &v) != SKEL_OK) exit(1);
-    return p;
-}
 
 static double timed_call(skel_plan *p)
 {
@@ -120,9 +109,9 @@ int main(int argc, char **argv)
     skel_plan *plans[3];
     double s[SAMPLES];
     int a, i, k, nn = argc > 1 ? argc - 1 : 3;
-    plans[0] = fixed("seq", 0, 0);
-    plans[1] = fixed("omp", 2, 0);
-    plans[2] = fixed("opencl", 0, 128);
+    plans[0] = bench_fixed_plan("seq", 0, 0);
+    plans[1] = bench_fixed_plan("omp", 2, 0);
+    plans[2] = bench_fixed_plan("opencl", 0, 128);
     if (!skel_backend_available("opencl")) {
         printf("no OpenCL device: nothing to measure\n");
         return 0;

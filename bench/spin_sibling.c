@@ -25,6 +25,7 @@
 
 #define SKEL_IMPLEMENTATION
 #include "skel.h"
+#include "bench_skel.h"
 
 SKEL_FUNC(float, taylor_f, (float x),
     float s = 1.0f, term = 1.0f; int k;
@@ -38,17 +39,6 @@ static const char *names[NCOND] = {
     "after seq", "after omp/T", "after omp/T, 20 ms", "after seq, seq", "after omp/T, seq", "after omp/T, 20 ms, seq"
 };
 static skel_vec *X, *Z;
-
-static skel_plan *fixed(const char *backend, int threads)
-{
-    skel_plan *p;
-    skel_variant v;
-    memset(&v, 0, sizeof v);
-    v.backend = backend;
-    v.threads = threads;
-    if (skel_plan_new(&p) != SKEL_OK || skel_plan_add(p, 0, SIZE_MAX, &v) != SKEL_OK) exit(1);
-    return p;
-}
 
 static double call(skel_plan *p)
 {
@@ -68,7 +58,7 @@ int main(int argc, char **argv)
     size_t n = argc > 1 ? (size_t)atol(argv[1]) : 2000, j;
     int threads = argc > 2 ? atoi(argv[2]) : 16, c, k;
     struct timespec pause = { 0, 20000000 };
-    skel_plan *seq = fixed("seq", 0), *omp = fixed("omp", threads);
+    skel_plan *seq = bench_fixed_plan("seq", 0, 0), *omp = bench_fixed_plan("omp", threads, 0);
     float *x;
     if (skel_vec_new(&X, SKEL_FLOAT, n) != SKEL_OK || skel_vec_new(&Z, SKEL_FLOAT, n) != SKEL_OK) return 1;
     x = (float *)skel_write(X);

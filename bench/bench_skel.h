@@ -1,0 +1,26 @@
+/* bench_skel.h - skel helpers shared by the benchmarks.  Include after
+   skel.h (and its backend headers).
+
+       skel_plan *p = bench_fixed_plan("omp", 8, 0);   every size on omp/8;
+                                                       exits on failure */
+#ifndef BENCH_SKEL_H
+#define BENCH_SKEL_H
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A plan that sends every size to one variant (threads, block: 0 for the
+   backend's default). */
+static skel_plan *bench_fixed_plan(const char *backend, int threads, int block)
+{
+    skel_plan *p;
+    skel_variant v;
+    memset(&v, 0, sizeof v);
+    v.backend = backend;
+    v.threads = threads;
+    v.block = block;
+    if (skel_plan_new(&p) != SKEL_OK || skel_plan_add(p, 0, SIZE_MAX, &v) != SKEL_OK) exit(1);
+    return p;
+}
+
+#endif /* BENCH_SKEL_H */
