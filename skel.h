@@ -241,7 +241,7 @@
        SKEL_MALLOC(n), SKEL_REALLOC(p, n), SKEL_FREE(p), SKEL_ASSERT(c),
        SKEL_NO_OPENMP (leave the omp backend out even with -fopenmp)
        GPU kernel geometry (both GPU backends; the defaults were measured
-       on an H100, see bench/RESULTS_GPU.md):
+       on an H100, see bench/results/gpu.md):
        SKEL_GPU_MAP_ITEMS    elements per Map work-item, loaded before storing (2)
        SKEL_GPU_REDUCE_TILE  bytes a work-group reads per reduce step, over all
                              inputs (16384)
@@ -267,10 +267,28 @@
                              from global memory into registers, 4 x 4
                              outputs a work-item, no local memory (1)
 
-   VERSION 0.1.0
-       next   the tuner: dispatch trees, plan files, bulk groups.
-       0.1.0  containers with coherence state, all data-parallel skeletons on
-              seq and omp, manual execution plans.
+   VERSION 0.2.0 (SKEL_VERSION)
+       Change log, newest first; one line per change under the unreleased
+       version.
+       unreleased (0.3.0)
+              - bench/: bench/README.md (headline tables), bench/results/
+                (the current tables per area), bench/plots/; the dated
+                session logs left to git history.
+       0.2.0  2026-11-24
+              - The tuner: dispatch trees over context points (seed 000),
+                T = R*r + F ranking, pruning, second looks, versioned plan
+                files with a machine fingerprint, bulk groups, skel_plan
+                tool (text, JSON, SVG).
+              - CUDA backend (driver API + NVRTC loaded at run time, kernel
+                disk cache, memory pools, calls split over several GPUs,
+                cuda-check compile mode) and OpenCL backend (PoCL or a GPU,
+                program binary cache), one set of portable kernel
+                templates for both.
+              - Reduce/MapReduce into call.out (the value stays on the
+                device), SKEL_FALLBACK, SKEL_OMP_THRESHOLD.
+       0.1.0  2026-11-22
+              - Containers with coherence state, every data-parallel
+                skeleton on seq and omp, manual execution plans.
 */
 #ifndef SKEL_H
 #define SKEL_H
@@ -288,7 +306,7 @@
 extern "C" {
 #endif
 
-#define SKEL_VERSION "0.1.0"
+#define SKEL_VERSION "0.2.0"
 
 /* ---- status codes ----------------------------------------------------- */
 enum {

@@ -67,9 +67,9 @@
                                 took 217-474 us (medians of 41, five runs)
                                 instead of 195-240, one of 50 floats
                                 118-190 us instead of 56-134; no change at
-                                348846 (bench/pocl_pin.c, RESULTS_OPENCL.md
-                                "Session 11").  POCL_AFFINITY=0 keeps
-                                PoCL's default.
+                                348846 (bench/pocl_pin.c,
+                                bench/results/opencl.md).
+                                POCL_AFFINITY=0 keeps PoCL's default.
 
    ERRORS
        A user function that does not compile: SKEL_ECOMPILE with the build
@@ -78,7 +78,7 @@
        naming the call and the error, e.g. "clCreateBuffer:
        CL_MEM_OBJECT_ALLOCATION_FAILURE (-4)".
 
-   VERSION 0.1.0 (see skel.h)
+   VERSION: see skel.h
 */
 #ifndef SKEL_CL_H
 #define SKEL_CL_H

@@ -82,7 +82,7 @@
        A failing driver call: SKEL_EDEVICE with the call's name and CUDA's
        error name and string.
 
-   VERSION 0.1.0 (see skel.h)
+   VERSION: see skel.h
 */
 #ifndef SKEL_CUDA_H
 #define SKEL_CUDA_H

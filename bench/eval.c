@@ -12,7 +12,7 @@
        explored   distinct training points / integer points of the range
                   (2-D: of the box), summed over the application's instances
        tuning     seconds the tuner spent (all instances)
-   and writes bench/eval_<app>.svg: time vs size per variant and tuned.
+   and writes bench/plots/eval_<app>.svg: time vs size per variant and tuned.
    Then it times plan lookups, and runs the SPH-like chain of seed 000
    listing 3 tuned per call and with bulk selection (call.group).
 
@@ -350,8 +350,8 @@ static double time_sample(const app *a, const conf *c, double last)
    At n ~ 1e7 with host data a round takes ~0.2 s (the GPU variants'
    uploads), longer than that pairing covers, and on the H100 machine
    omp/16 ran several times its usual time for a second or more at a time
-   (RESULTS_TUNER.md, sections 10-11), so seven rounds (until 0.3 s, up
-   to session 9) could all fall in one such phase.  15 rounds and 0.6 s
+   (bench/RESULTS_TUNER.md in git history, sections 10-11), so seven
+   rounds (until 0.3 s, up to session 9) could all fall in one such phase.  15 rounds and 0.6 s
    span twice as long. */
 #define MINROUNDS 15
 #define MINSECONDS 0.6
@@ -747,7 +747,7 @@ int main(int argc, char **argv)
 {
     double budget = 15, t0 = bench_now(), macc = 0, mworst = 1e9, mexp = 0;
     int i, nsizes = 30, quick = 0, done = 0, linear = 0;
-    const char *only = NULL, *svgdir = "bench";
+    const char *only = NULL, *svgdir = "bench/plots";
     result r;
     APPS[5].run = run_mandel_call;
     for (i = 1; i < argc; ++i) {

@@ -1,7 +1,8 @@
 /* firstcall.c - what one call on fresh data costs, prepared the tuner's way
    and the evaluation's way (bench/eval.c), per variant.  Written to find
    why the evaluation timed GPU variants of Mandelbrot at about twice the
-   tuner's T(1) = R + F at nearby sizes (RESULTS_TUNER.md, section 6).
+   tuner's T(1) = R + F at nearby sizes (bench/RESULTS_TUNER.md in git
+   history, section 6).
 
    For each variant and size, medians of 15 samples (microseconds) of:
        R        a repeated call on data already on the device

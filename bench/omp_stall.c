@@ -1,7 +1,7 @@
 /* omp_stall.c - does a GPU call slow down the OpenMP call after it?
 
-   Written for the tuner evaluation's host-data misses (RESULTS_TUNER.md,
-   section 10): on the H100 machine's 16 vCPUs, omp/16 sums of 2-11 million
+   Written for the tuner evaluation's host-data misses
+   (bench/RESULTS_TUNER.md in git history, section 10): on the H100 machine's 16 vCPUs, omp/16 sums of 2-11 million
    floats took up to 15 times their usual time, in the rounds that also
    ran CUDA and OpenCL calls, while omp/8 did not.  The suspects are driver
    threads that stay busy after a call (one busy core holds up all 16

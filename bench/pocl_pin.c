@@ -3,7 +3,7 @@
    small OpenCL call costs on the CPU?
 
    Written for the CPU tuner evaluation's Taylor and N-body misses
-   (RESULTS_TUNER.md, section 0): the tuner measured PoCL at 82-132 us
+   (bench/RESULTS_TUNER.md in git history, section 0): the tuner measured PoCL at 82-132 us
    near n = 3000 where the evaluation timed it at 292-385 us.
 
    A sample is one Taylor Map (32 terms, as bench/eval.c) of n floats on

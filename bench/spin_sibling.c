@@ -1,8 +1,8 @@
 /* spin_sibling.c - does a single-thread call run slower right after an
    OpenMP call with many threads?
 
-   Written for the H100 evaluation's small host-data misses (RESULTS_TUNER.md,
-   section 12): the evaluation timed seq at 7.0 us on an N-body point where
+   Written for the H100 evaluation's small host-data misses
+   (bench/RESULTS_TUNER.md in git history, section 12): the evaluation timed seq at 7.0 us on an N-body point where
    the tuner measured 4.3 us, and each of its samples may follow another
    configuration's omp/16 call.  GNU OpenMP's idle workers spin for a
    while after a parallel region (OMP_WAIT_POLICY unset); on a VM whose

@@ -3,11 +3,11 @@
 # logs) against bench/var/blockread/skel_cl.h ("br"; not committed, the run
 # tool's carry brings it).  In session 10 the working tree waited for reads
 # through their events and the variant's reads were blocking, as they are
-# now in the working tree too (RESULTS_OPENCL.md).  Runs bench/firstcall.c,
-# the OpenCL/CUDA comparison of bench/gpu.c, bench/omp_stall.c, and the
-# tuner evaluation's host half on the applications whose misses were
-# omp/16 stalls, with `top -H` sampled each second during it (which
-# threads were busy).  Logs: $OUT/stall.txt, eval_*.txt, top.txt.gz
+# now in the working tree too (bench/RESULTS_OPENCL.md in git history).
+# Runs bench/firstcall.c, the OpenCL/CUDA comparison of bench/gpu.c,
+# bench/omp_stall.c, and the tuner evaluation's host half on the
+# applications whose misses were omp/16 stalls, with `top -H` sampled each
+# second during it (which threads were busy).  Logs: $OUT/stall.txt, eval_*.txt, top.txt.gz
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-out}; mkdir -p "$OUT" build
