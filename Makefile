@@ -32,7 +32,7 @@ $(BUILD)/asan/skel_tests: $(TEST_SRC) test/skel_test.h $(HEADERS)
 test: $(TOOLS) $(BUILD)/skel_tests              ## build and run the tests
 	$(BUILD)/skel_tests
 test-asan: $(TOOLS) $(BUILD)/asan/skel_tests    ## the tests under AddressSanitizer + UBSan
-	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=test/lsan.supp:print_suppressions=0 \
+	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 LSAN_OPTIONS=suppressions=test/lsan.supp:print_suppressions=0 \
 	    $(BUILD)/asan/skel_tests
 bench: $(BENCHES)                               ## build the benchmarks
 demo: all                                       ## build and run the demo

@@ -111,7 +111,11 @@
                              memory, a device error) runs again on the CPU
                              (omp, else seq), with a warning in the log
        SKEL_VERBOSE=1|2      log backend choices (2: and every call) on stderr
-       SKEL_PLAN_DIR=dir     folder of the tuner's plan files (see TUNER)
+       SKEL_PLAN_DIR=dir     folder of the tuner's plan files (see PLAN FILES)
+       SKEL_CACHE_DIR=dir    GPU kernel cache (skel_cuda.h, skel_cl.h); "off"
+                             disables it, and so, with a warning, does a
+                             value over 1023 characters or one naming a
+                             file that is not a directory
        SKEL_RETUNE=1         tune again even when a matching plan file exists
 
    TUNER (seed 000: Dastgeer, Li, Kessler 2013; thesis ch. 4)
@@ -208,9 +212,21 @@
        (or with SKEL_RETUNE=1) the tuner runs and writes the file.
 
    PLAN FILES
-       <exe dir>/<exe name>.skelplans/<id>.plan (the id with characters
-       other than A-Z a-z 0-9 . _ - replaced by _), or $SKEL_PLAN_DIR/<id>.plan,
-       or desc.dir/<id>.plan.  Written to a temporary file and renamed.
+       <exe dir>/<exe name>.skelplans/<id>.plan, or $SKEL_PLAN_DIR/<id>.plan,
+       or desc.dir/<id>.plan, where <id> is the id with characters other
+       than A-Z a-z 0-9 . _ - replaced by _; an id that had characters
+       replaced or is over 100 characters long is named by its first 83
+       characters, "-" and 16 hex digits of a hash of the whole id, so
+       every id has a file of its own ("a/b" and "a_b" too).  An id has at
+       most 1023 characters; the file stores it whole, and a file whose
+       configuration (id included) differs is re-tuned, never used.
+       Written to a new temporary file beside it, created exclusively
+       under an unpredictable name (never through an existing file or a
+       link planted in the folder), then renamed: readers see the old file
+       or the new one, and threads or processes saving the same id never
+       mix their bytes.  Read only when it is a regular file: a FIFO,
+       device or directory at the path is refused at once (SKEL_EIO, "not
+       a regular file"), never waited on.
        tools/skel_plan prints one as text, JSON or SVG.  Little-endian:
            "SKELPLAN" u32 version (1) u32 flags (0) u64 payload bytes
            payload:
@@ -233,9 +249,10 @@
              f64 tuning seconds, u32 measurements
            u64 FNV-1a 64 of every byte before it
        str = u32 length + bytes.  A file that is short, long, of another
-       magic or a newer version, fails the checksum, or breaks any
-       structural rule (indices, boxes, children halving their parent) is
-       reported (skel_last_error, the log) and never used.
+       magic or a newer version, has flags other than 0, fails the
+       checksum, or breaks any structural rule (indices, boxes, children
+       halving their parent) is reported (skel_last_error, the log) and
+       never used.
 
    CONFIGURATION MACROS (define before the implementation include)
        SKEL_MALLOC(n), SKEL_REALLOC(p, n), SKEL_FREE(p), SKEL_ASSERT(c),
@@ -274,6 +291,11 @@
               - bench/: bench/README.md (headline tables), bench/results/
                 (the current tables per area), bench/plots/; the dated
                 session logs left to git history.
+              - Plan and cache files: temporary files created exclusively
+                (no planted link is followed, no two writers share one),
+                non-regular files refused without blocking, a cache entry
+                that crashed its loader rebuilt, one file per tuning id
+                (hashed names), clearer errors (ENOMEM, folders, flags).
        0.2.0  2026-11-24
               - The tuner: dispatch trees over context points (seed 000),
                 T = R*r + F ranking, pruning, second looks, versioned plan
@@ -513,7 +535,8 @@ typedef struct skel_plan_stats {
 int skel_plan_stats_get(const skel_plan *p, skel_plan_stats *out);
 
 /* Plan files (format at the top).  Load never trusts a bad file: it
-   returns SKEL_EFORMAT and says why in skel_last_error(). */
+   returns SKEL_EFORMAT and says why in skel_last_error() (SKEL_EIO: missing,
+   unreadable or not a regular file; SKEL_ENOMEM: out of memory). */
 int skel_plan_save(const skel_plan *p, const char *path);
 int skel_plan_load(skel_plan **p, const char *path);
 /* The file skel_tune uses for id, with dir as in skel_tune_desc (NULL: default). */
@@ -926,8 +949,26 @@ static inline int _skel_edge_at(ptrdiff_t i, size_t n, int edge, size_t *at)
 #include <pthread.h>
 #include <time.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
+/* readlink, fsync, kill and fileno need POSIX 2001: absent when system
+   headers came first in strict C99 (plan files then go to
+   ./skel.skelplans, are not synced before the rename, and cache load marks
+   never count as stale). */
+#if defined(__GLIBC__)      /* what features.h enabled, not what was asked later */
+#if defined(__USE_XOPEN2K) && defined(__USE_POSIX)
+#define _SKEL_POSIX2001 1
+#else
+#define _SKEL_POSIX2001 0
+#endif
+#elif (defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L) || defined(_XOPEN_SOURCE) || defined(_GNU_SOURCE)
+#define _SKEL_POSIX2001 1
+#else
+#define _SKEL_POSIX2001 0
+#endif
 
 #if defined(_OPENMP) && !defined(SKEL_NO_OPENMP)
 #include <omp.h>
@@ -1040,7 +1081,11 @@ double _skel_now(void)
 }
 
 /* Files, hashing and the on-disk cache directory shared by the GPU backends
-   (kernel caches) and plan files.
+   (kernel caches) and plan files.  Plan and cache folders may be writable
+   by others (a shared cache, a plan folder beside a shared executable), so
+   files are read only when they are regular files (a FIFO would block the
+   process), and written through a temporary file created exclusively under
+   an unpredictable name (never through a link someone planted there).
 
    _skel_hash(h, data, n)     FNV-1a/64 over n bytes, continuing from h
                               (start with _SKEL_HASH_SEED), lightly finalised;
@@ -1049,13 +1094,27 @@ double _skel_now(void)
                               $SKEL_CACHE_DIR ("off" disables), else
                               $XDG_CACHE_HOME/skel, else ~/.cache/skel; ""
                               when disabled or unusable (a missing cache only
-                              costs compile time).
-   _skel_write_atomic(path, a, na, b, nb)   writes a then b (nb may be 0) to a
-                              temporary file beside path, then renames it over
-                              path, so readers never see a partial file; 0 on
-                              success, -1 on failure.
-   _skel_read_file(path, &size)  the whole file (plus a 0 byte), SKEL_FREE it;
-                              NULL when missing or unreadable.
+                              costs compile time; why is logged).
+   _skel_write_atomic(path, a, na, b, nb, sync)   writes a then b (nb may be
+                              0) to a new temporary file beside path
+                              (O_EXCL: never through a link; fsync'd when
+                              sync), then renames it over path, so readers
+                              see the old file or the new one, and two
+                              writers never share a file; SKEL_OK, or
+                              SKEL_EIO with skel_last_error set.
+   _skel_load_file(path, max, &buf, &size, why, whylen)   the whole regular
+                              file (plus a 0 byte; SKEL_FREE it): SKEL_OK;
+                              SKEL_EIO when missing, unreadable or not a
+                              regular file (errno ENOENT: missing), SKEL_EFORMAT
+                              when over max bytes (0: no limit), SKEL_ENOMEM;
+                              why says which.  Never blocks on a FIFO.
+   _skel_read_file(path, &size)  the same for caches: NULL on any failure
+                              (logged, unless the file is just missing).
+   _skel_cache_mark(path), _skel_cache_unmark(path)   bracket the load of a
+                              cache entry that may crash the process (a
+                              driver asserting on a bad binary): mark 1
+                              means an earlier process died loading it, and
+                              the entry and its mark are gone (rebuild it).
    (Not static: a program that uses none of them must still build -Werror.) */
 #define _SKEL_HASH_SEED 0xcbf29ce484222325ULL
 uint64_t _skel_hash(uint64_t h, const void *data, size_t n)
@@ -1070,25 +1129,33 @@ uint64_t _skel_hash_str(uint64_t h, const char *s) { return _skel_hash(h, s, str
 
 const char *_skel_cache_dir(void)
 {
-    static char dir[1024], seen[1024] = "\001";
-    static int state = 0;  /* 0 unknown, 1 usable, 2 unusable */
+    static char dir[1024];
+    static uint64_t seen;           /* hash of the SKEL_CACHE_DIR the decision was made for */
+    static int state = 0;           /* 0 unknown, 1 usable, 2 unusable */
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     const char *env, *home;
+    struct stat st;
+    uint64_t h;
     char *p;
     pthread_mutex_lock(&lock);
     env = getenv("SKEL_CACHE_DIR");
-    if (strcmp(seen, env ? env : "") != 0) {    /* (re)decide when SKEL_CACHE_DIR changes */
-        snprintf(seen, sizeof seen, "%s", env ? env : "");
+    h = env ? _skel_hash_str(_SKEL_HASH_SEED, env) : 1;
+    if (h != seen) {                /* (re)decide when SKEL_CACHE_DIR changes */
+        seen = h;
         state = 0;
-        dir[0] = 0;
     }
     if (state) { pthread_mutex_unlock(&lock); return state == 1 ? dir : ""; }
     state = 2;
-    if ((env = getenv("SKEL_CACHE_DIR")) && *env) {
-        if (strcmp(env, "off") != 0) snprintf(dir, sizeof dir, "%s", env);
-    } else if ((env = getenv("XDG_CACHE_HOME")) && *env) {
+    dir[0] = 0;
+    if (env && *env) {
+        if (strlen(env) >= sizeof dir)
+            _skel_log(SKEL_LOG_WARN, "SKEL_CACHE_DIR is %zu characters long (at most %zu): no kernel cache",
+                      strlen(env), sizeof dir - 1);
+        else if (strcmp(env, "off") != 0)
+            snprintf(dir, sizeof dir, "%s", env);
+    } else if ((env = getenv("XDG_CACHE_HOME")) && *env && strlen(env) + 6 < sizeof dir) {
         snprintf(dir, sizeof dir, "%s/skel", env);
-    } else if ((home = getenv("HOME")) && *home) {
+    } else if ((home = getenv("HOME")) && *home && strlen(home) + 13 < sizeof dir) {
         snprintf(dir, sizeof dir, "%s/.cache/skel", home);
     }
     if (dir[0]) {
@@ -1097,6 +1164,8 @@ const char *_skel_cache_dir(void)
         if (mkdir(dir, 0755) != 0 && errno != EEXIST)
             _skel_log(SKEL_LOG_WARN, "cache directory %s cannot be created (%s); compiling every run", dir,
                       strerror(errno));
+        else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+            _skel_log(SKEL_LOG_WARN, "cache directory %s is not a directory; compiling every run", dir);
         else {
             if (access(dir, W_OK | X_OK) != 0)
                 _skel_log(SKEL_LOG_WARN, "cache directory %s is not writable; cached kernels are read only", dir);
@@ -1107,32 +1176,171 @@ const char *_skel_cache_dir(void)
     return state == 1 ? dir : "";
 }
 
-int _skel_write_atomic(const char *path, const void *a, size_t na, const void *b, size_t nb)
+/* A new file beside path, created exclusively (O_EXCL fails on any
+   existing name, a planted link included) under a name nobody can guess in
+   advance; its name in tmp.  The fd, or -1 with errno set. */
+static int _skel_create_temp(const char *path, char *tmp, size_t size)
 {
-    static unsigned counter;
-    char tmp[1200];
-    FILE *f;
-    int ok;
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
-    if (!(f = fopen(tmp, "wb"))) return -1;
-    ok = fwrite(a, 1, na, f) == na && (!nb || fwrite(b, 1, nb, f) == nb);
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) { remove(tmp); return -1; }
+    static unsigned long counter;   /* guarded by lock */
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    uint64_t r;
+    unsigned long n;
+    int attempt, fd = -1, flags = O_WRONLY | O_CREAT | O_EXCL;
+#ifdef O_NOFOLLOW
+    flags |= O_NOFOLLOW;
+#endif
+#ifdef O_CLOEXEC
+    flags |= O_CLOEXEC;
+#endif
+    for (attempt = 0; attempt < 64 && fd < 0; ++attempt) {
+        double now = _skel_now();
+        pthread_mutex_lock(&lock);
+        n = counter++;
+        pthread_mutex_unlock(&lock);
+        r = _skel_hash(_SKEL_HASH_SEED, &now, sizeof now);
+        r = _skel_hash(r, &n, sizeof n);
+        r = _skel_hash(r, &tmp, sizeof tmp);    /* a stack address: ASLR */
+        n = (unsigned long)getpid();
+        r = _skel_hash(r, &n, sizeof n);
+        if (snprintf(tmp, size, "%s.tmp.%016llx", path, (unsigned long long)r) >= (int)size) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        fd = open(tmp, flags, 0644);
+        if (fd < 0 && errno != EEXIST) return -1;
+    }
+    return fd;
+}
+
+static int _skel_write_all(int fd, const void *data, size_t n)
+{
+    const char *p = (const char *)data;
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        p += w;
+        n -= (size_t)w;
+    }
     return 0;
+}
+
+int _skel_write_atomic(const char *path, const void *a, size_t na, const void *b, size_t nb, int sync)
+{
+    char tmp[4200];
+    int fd, ok, e;
+    if ((fd = _skel_create_temp(path, tmp, sizeof tmp)) < 0)
+        return _skel_fail(SKEL_EIO, "cannot create a temporary file beside %s: %s", path, strerror(errno));
+    ok = _skel_write_all(fd, a, na) == 0 && (!nb || _skel_write_all(fd, b, nb) == 0);
+#if _SKEL_POSIX2001
+    if (ok && sync) ok = fsync(fd) == 0;
+#else
+    (void)sync;
+#endif
+    e = errno;
+    ok = (close(fd) == 0) && ok;
+    if (ok && rename(tmp, path) == 0) return SKEL_OK;
+    e = ok ? errno : e;
+    unlink(tmp);
+    return _skel_fail(SKEL_EIO, "cannot write %s: %s", path, strerror(e));
+}
+
+int _skel_load_file(const char *path, size_t max, unsigned char **out, size_t *size, char *why, size_t whylen)
+{
+    struct stat st;
+    unsigned char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int fd, flags = O_RDONLY | O_NONBLOCK, rc = SKEL_OK;
+#ifdef O_CLOEXEC
+    flags |= O_CLOEXEC;
+#endif
+    *out = NULL;
+    *size = 0;
+    if ((fd = open(path, flags)) < 0) {
+        snprintf(why, whylen, "%s", strerror(errno));
+        return SKEL_EIO;
+    }
+    if (fstat(fd, &st) != 0) st.st_mode = 0;
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, whylen, "not a regular file%s", S_ISFIFO(st.st_mode) ? " (a FIFO)" : S_ISDIR(st.st_mode) ? " (a directory)" : "");
+        close(fd);
+        errno = EINVAL;
+        return SKEL_EIO;
+    }
+    for (;;) {
+        ssize_t got;
+        if (len + 1 >= cap) {
+            unsigned char *q;
+            cap = cap ? 2 * cap : (size_t)st.st_size + 2;
+            if (max && cap > max + 2) cap = max + 2;
+            if (max && len > max) { snprintf(why, whylen, "larger than %zu bytes", max); rc = SKEL_EFORMAT; break; }
+            if (!(q = (unsigned char *)SKEL_REALLOC(buf, cap))) { snprintf(why, whylen, "out of memory"); rc = SKEL_ENOMEM; break; }
+            buf = q;
+        }
+        got = read(fd, buf + len, cap - 1 - len);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) { snprintf(why, whylen, "%s", strerror(errno)); rc = SKEL_EIO; break; }
+        if (got == 0) break;
+        len += (size_t)got;
+    }
+    close(fd);
+    if (rc != SKEL_OK) { SKEL_FREE(buf); return rc; }
+    buf[len] = 0;
+    *out = buf;
+    *size = len;
+    return SKEL_OK;
 }
 
 unsigned char *_skel_read_file(const char *path, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
     unsigned char *buf;
-    long n;
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) { fclose(f); return NULL; }
-    buf = (unsigned char *)SKEL_MALLOC((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { SKEL_FREE(buf); buf = NULL; }
-    fclose(f);
-    if (buf) { buf[n] = 0; *size = (size_t)n; }
-    return buf;
+    char why[256];
+    int rc = _skel_load_file(path, 0, &buf, size, why, sizeof why);
+    if (rc != SKEL_OK && !(rc == SKEL_EIO && errno == ENOENT))
+        _skel_log(SKEL_LOG_WARN, "cache entry %s cannot be read: %s", path, why);
+    return rc == SKEL_OK ? buf : NULL;
+}
+
+/* Is process pid alive?  (Without POSIX's kill: assume so.) */
+static int _skel_pid_alive(long pid)
+{
+#if _SKEL_POSIX2001
+    return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+#else
+    (void)pid;
+    return 1;
+#endif
+}
+
+int _skel_cache_mark(const char *path)
+{
+    char mark[4200], text[32], why[64];
+    unsigned char *old = NULL;
+    size_t n = 0;
+    long pid = 0;
+    snprintf(mark, sizeof mark, "%s.loading", path);
+    if (_skel_load_file(mark, 64, &old, &n, why, sizeof why) == SKEL_OK) {
+        pid = strtol((const char *)old, NULL, 10);
+        SKEL_FREE(old);
+        /* another thread of this process or a live process is loading it:
+           load it too (a load that crashes, crashes both, and the mark stays) */
+        if (pid == (long)getpid() || _skel_pid_alive(pid)) return 0;
+        _skel_log(SKEL_LOG_WARN, "cache entry %s: an earlier process (%ld) died loading it; removing it", path, pid);
+        unlink(path);
+        unlink(mark);
+        return 1;
+    }
+    snprintf(text, sizeof text, "%ld\n", (long)getpid());
+    if (_skel_write_atomic(mark, text, strlen(text), NULL, 0, 0) != SKEL_OK)
+        _skel_log(SKEL_LOG_INFO, "cache entry %s: no load mark (%s)", path, _skel_errbuf);
+    return 0;
+}
+
+void _skel_cache_unmark(const char *path)
+{
+    char mark[4200];
+    snprintf(mark, sizeof mark, "%s.loading", path);
+    unlink(mark);
 }
 
 /* ---------------------------------------------------------------------
@@ -3822,12 +4030,14 @@ typedef struct _skel_pnode {
                                    (_skel_open_pick; set by _skel_tree_index, not stored) */
 } _skel_pnode;
 
+#define _SKEL_MAX_ID 1023             /* characters of a tuning id */
+
 /* times[] codes below 0 */
 enum { _SKEL_T_UNMEASURED = -1, _SKEL_T_TIMEOUT = -2, _SKEL_T_FAILED = -3 };
 
 /* The tuning configuration as stored in a plan file. */
 typedef struct _skel_tconf {
-    char id[128], inst[64], func[64], red[64];
+    char id[_SKEL_MAX_ID + 1], inst[64], func[64], red[64];
     int dims;
     uint64_t lower[2], upper[2];
     int kind, in_type, out_type, nin, index_mode, dr, dc, weighted, has_uniform;
@@ -4189,23 +4399,6 @@ int skel_plan_stats_get(const skel_plan *p, skel_plan_stats *out)
    T = R*r + F split of thesis §4.3, the machine fingerprint, and the
    versioned binary plan files (format at the top of this header).
    --------------------------------------------------------------------- */
-#include <errno.h>
-#include <sys/stat.h>
-#include <unistd.h>
-/* readlink, fsync and fileno need POSIX 2001: absent when system headers
-   came first in strict C99 (plan files then go to ./skel.skelplans and are
-   not synced before the rename). */
-#if defined(__GLIBC__)      /* what features.h enabled, not what was asked later */
-#if defined(__USE_XOPEN2K) && defined(__USE_POSIX)
-#define _SKEL_POSIX2001 1
-#else
-#define _SKEL_POSIX2001 0
-#endif
-#elif (defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L) || defined(_XOPEN_SOURCE) || defined(_GNU_SOURCE)
-#define _SKEL_POSIX2001 1
-#else
-#define _SKEL_POSIX2001 0
-#endif
 
 #define _SKEL_PLAN_MAGIC "SKELPLAN"
 #define _SKEL_PLAN_VERSION 1u
@@ -4537,13 +4730,14 @@ static int _skel_plan_parse(const unsigned char *buf, size_t len, skel_plan **ou
     _skel_rd r;
     _skel_tree *t = NULL;
     const char *err = NULL;
-    uint32_t version;
+    uint32_t version, flags;
     uint64_t plen, sum;
     char tmp[4096];
-    int i, v, d, k, D;
+    int i, v, d, k, D, rc = SKEL_EFORMAT;
     *out = NULL;
     why[0] = 0;
 #define _SKEL_PBAD(...) do { snprintf(why, whylen, __VA_ARGS__); goto bad; } while (0)
+#define _SKEL_PNOMEM() do { rc = SKEL_ENOMEM; _SKEL_PBAD("out of memory"); } while (0)
     if (len < 8 || memcmp(buf, _SKEL_PLAN_MAGIC, 8) != 0) _SKEL_PBAD("not a skel plan file (bad magic)");
     if (len < _SKEL_PLAN_HEADER + 8) _SKEL_PBAD("truncated (%zu bytes)", len);
     r.p = buf; r.len = len; r.pos = 8; r.bad = 0;
@@ -4551,7 +4745,7 @@ static int _skel_plan_parse(const unsigned char *buf, size_t len, skel_plan **ou
     if (version > _SKEL_PLAN_VERSION)
         _SKEL_PBAD("written by a newer skel (format version %u; this one reads %u)", version, _SKEL_PLAN_VERSION);
     if (version < 1) _SKEL_PBAD("bad format version 0");
-    (void)_skel_get_u32(&r);
+    if ((flags = _skel_get_u32(&r)) != 0) _SKEL_PBAD("unknown flags 0x%x in the header (this version writes 0)", flags);
     plen = _skel_get_u64(&r);
     if (plen != len - _SKEL_PLAN_HEADER - 8)
         _SKEL_PBAD("%s (header says %llu payload bytes, the file has %zu)",
@@ -4562,18 +4756,18 @@ static int _skel_plan_parse(const unsigned char *buf, size_t len, skel_plan **ou
     for (i = 0; i < 8; ++i) sum |= (uint64_t)buf[len - 8 + (size_t)i] << (8 * i);
     if (sum != _skel_fnv1a(buf, len - 8, _SKEL_FNV_SEED)) _SKEL_PBAD("checksum mismatch (corrupted)");
 
-    if (!(t = (_skel_tree *)SKEL_MALLOC(sizeof *t))) _SKEL_PBAD("out of memory");
+    if (!(t = (_skel_tree *)SKEL_MALLOC(sizeof *t))) _SKEL_PNOMEM();
     memset(t, 0, sizeof *t);
     if ((err = _skel_conf_get(&r, &t->conf))) _SKEL_PBAD("%s", err);
     D = t->conf.dims;
     _skel_get_str(&r, tmp, sizeof tmp);
     if (r.bad) _SKEL_PBAD("bad machine fingerprint");
-    if (!(t->fingerprint = (char *)SKEL_MALLOC(strlen(tmp) + 1))) _SKEL_PBAD("out of memory");
+    if (!(t->fingerprint = (char *)SKEL_MALLOC(strlen(tmp) + 1))) _SKEL_PNOMEM();
     strcpy(t->fingerprint, tmp);
     t->nvar = (int)_skel_get_u32(&r);
     if (r.bad || t->nvar < 1 || t->nvar > _SKEL_MAX_PVARS || (size_t)t->nvar * 24 > r.len - r.pos)
         _SKEL_PBAD("bad variant count");
-    if (!(t->vars = (_skel_pvar *)SKEL_MALLOC((size_t)t->nvar * sizeof *t->vars))) _SKEL_PBAD("out of memory");
+    if (!(t->vars = (_skel_pvar *)SKEL_MALLOC((size_t)t->nvar * sizeof *t->vars))) _SKEL_PNOMEM();
     memset(t->vars, 0, (size_t)t->nvar * sizeof *t->vars);
     for (v = 0; v < t->nvar; ++v) {
         _skel_pvar *pv = &t->vars[v];
@@ -4589,7 +4783,7 @@ static int _skel_plan_parse(const unsigned char *buf, size_t len, skel_plan **ou
         _SKEL_PBAD("bad point count");
     t->points = (_skel_ppoint *)SKEL_MALLOC((size_t)t->npoints * sizeof *t->points);
     t->times = (double *)SKEL_MALLOC((size_t)t->npoints * 2 * (size_t)t->nvar * sizeof *t->times);
-    if (!t->points || !t->times) _SKEL_PBAD("out of memory");
+    if (!t->points || !t->times) _SKEL_PNOMEM();
     memset(t->points, 0, (size_t)t->npoints * sizeof *t->points);
     for (i = 0; i < t->npoints; ++i) {
         for (d = 0; d < D; ++d) t->points[i].x[d] = _skel_get_u64(&r);
@@ -4600,7 +4794,7 @@ static int _skel_plan_parse(const unsigned char *buf, size_t len, skel_plan **ou
     if (r.bad || t->nnodes < 1 || t->nnodes > _SKEL_MAX_TREE ||
         (size_t)t->nnodes * (16 * (size_t)D + 16 + 4 * ((size_t)1 << D)) > r.len - r.pos)
         _SKEL_PBAD("bad node count");
-    if (!(t->nodes = (_skel_pnode *)SKEL_MALLOC((size_t)t->nnodes * sizeof *t->nodes))) _SKEL_PBAD("out of memory");
+    if (!(t->nodes = (_skel_pnode *)SKEL_MALLOC((size_t)t->nnodes * sizeof *t->nodes))) _SKEL_PNOMEM();
     memset(t->nodes, 0, (size_t)t->nnodes * sizeof *t->nodes);
     for (i = 0; i < t->nnodes; ++i) {
         _skel_pnode *nd = &t->nodes[i];
@@ -4617,78 +4811,44 @@ static int _skel_plan_parse(const unsigned char *buf, size_t len, skel_plan **ou
     if (r.pos != r.len) _SKEL_PBAD("%zu unexpected bytes after the tree", r.len - r.pos);
     if (!(t->tune_seconds >= 0 && t->tune_seconds < 1e12) || t->measurements < 0) _SKEL_PBAD("bad statistics");
     if ((err = _skel_tree_validate(t))) _SKEL_PBAD("%s", err);
-#undef _SKEL_PBAD
     _skel_resolve_pvars(t);
     t->loaded = 1;
-    if (_skel_tree_index(t) == SKEL_ENOMEM || skel_plan_new(out) != SKEL_OK) {
-        snprintf(why, whylen, "out of memory");
-        goto bad;
-    }
+    if (_skel_tree_index(t) == SKEL_ENOMEM || skel_plan_new(out) != SKEL_OK) _SKEL_PNOMEM();
+#undef _SKEL_PBAD
+#undef _SKEL_PNOMEM
     (*out)->tree = t;
     return SKEL_OK;
 bad:
     _skel_tree_free(t);
-    return SKEL_EFORMAT;
+    return rc;
 }
 
 int skel_plan_save(const skel_plan *p, const char *path)
 {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;   /* one writer at a time in this process */
     _skel_buf b;
-    char tmp[4200];
-    FILE *f;
-    int ok;
+    int rc;
     if (!p || !path) return _skel_fail(SKEL_EINVAL, "skel_plan_save: NULL plan or path");
     if (!p->tree) return _skel_fail(SKEL_EINVAL, "skel_plan_save: only tuned plans have a file format");
     if (_skel_tree_serialize(p->tree, &b) != SKEL_OK) return _skel_fail(SKEL_ENOMEM, "skel_plan_save: out of memory");
-    /* temporary file + rename: a reader sees the old file or the new one */
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    f = fopen(tmp, "wb");
-    if (!f) {
-        SKEL_FREE(b.p);
-        return _skel_fail(SKEL_EIO, "skel_plan_save: cannot create %s: %s", tmp, strerror(errno));
-    }
-    ok = fwrite(b.p, 1, b.len, f) == b.len;
-    ok &= fflush(f) == 0;
-#if _SKEL_POSIX2001
-    ok &= fsync(fileno(f)) == 0;
-#endif
-    ok &= fclose(f) == 0;
+    /* a new temporary file, then rename: a reader sees the old file or the new one */
+    pthread_mutex_lock(&lock);
+    rc = _skel_write_atomic(path, b.p, b.len, NULL, 0, 1);
+    pthread_mutex_unlock(&lock);
     SKEL_FREE(b.p);
-    if (!ok || rename(tmp, path) != 0) {
-        int e = errno;
-        remove(tmp);
-        return _skel_fail(SKEL_EIO, "skel_plan_save: cannot write %s: %s", path, strerror(e));
-    }
-    return SKEL_OK;
+    return rc;
 }
 
 int skel_plan_load(skel_plan **p, const char *path)
 {
-    FILE *f;
     unsigned char *buf = NULL;
-    size_t len = 0, cap = 0, got;
+    size_t len = 0;
     char why[256];
     int rc;
     if (!p || !path) return _skel_fail(SKEL_EINVAL, "skel_plan_load: NULL argument");
     *p = NULL;
-    if (!(f = fopen(path, "rb"))) return _skel_fail(SKEL_EIO, "skel_plan_load: cannot open %s: %s", path, strerror(errno));
-    do {
-        if (len == cap) {
-            unsigned char *q;
-            cap = cap ? 2 * cap : 65536;
-            if (cap > ((size_t)64 << 20) || !(q = (unsigned char *)SKEL_REALLOC(buf, cap))) {
-                SKEL_FREE(buf);
-                fclose(f);
-                return _skel_fail(SKEL_EFORMAT, "plan file %s: too large", path);
-            }
-            buf = q;
-        }
-        got = fread(buf + len, 1, cap - len, f);
-        len += got;
-    } while (got > 0);
-    rc = ferror(f);
-    fclose(f);
-    if (rc) { SKEL_FREE(buf); return _skel_fail(SKEL_EIO, "skel_plan_load: cannot read %s", path); }
+    if ((rc = _skel_load_file(path, (size_t)64 << 20, &buf, &len, why, sizeof why)) != SKEL_OK)
+        return _skel_fail(rc, "plan file %s: %s", path, why);
     rc = _skel_plan_parse(buf, len, p, why, sizeof why);
     SKEL_FREE(buf);
     if (rc != SKEL_OK) return _skel_fail(rc, "plan file %s: %s", path, why);
@@ -4701,15 +4861,21 @@ int skel_plan_path(const char *id, const char *dir, char *buf, size_t size)
     const char *env = getenv("SKEL_PLAN_DIR");
     size_t i;
     long n = -1;
-    int w;
+    int w, changed = 0;
     if (!id || !*id || !buf) return _skel_fail(SKEL_EINVAL, "skel_plan_path: NULL or empty id");
     for (i = 0; id[i] && i < sizeof name - 1; ++i) {
         char c = id[i];
         int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
                  (c == '.' && i > 0);
         name[i] = ok ? c : '_';
+        changed |= !ok;
     }
     name[i] = 0;
+    /* a shortened or changed name gets a hash of the whole id, so ids with
+       a long common prefix, or "a/b" and "a_b", get files of their own */
+    if (changed || id[i])
+        snprintf(name + (i < 83 ? i : 83), sizeof name - (i < 83 ? i : 83), "-%016llx",
+                 (unsigned long long)_skel_hash_str(_SKEL_HASH_SEED, id));
     if (!dir && env && *env) dir = env;
     if (dir) {
         w = snprintf(buf, size, "%s/%s.plan", dir, name);
@@ -4731,21 +4897,28 @@ int skel_plan_path(const char *id, const char *dir, char *buf, size_t size)
     return SKEL_OK;
 }
 
-/* mkdir -p of the folder that holds path */
+/* mkdir -p of the folder that holds path: SKEL_OK, or SKEL_EIO saying which
+   folder and why */
 static int _skel_mkdirs_for(const char *path)
 {
     char tmp[4096];
     char *s;
-    if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) return -1;
-    if (!(s = strrchr(tmp, '/')) || s == tmp) return 0;
+    struct stat st;
+    if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
+        return _skel_fail(SKEL_EIO, "cannot create the folder of %s: path too long", path);
+    if (!(s = strrchr(tmp, '/')) || s == tmp) return SKEL_OK;
     *s = 0;
-    for (s = tmp + 1; *s; ++s)
-        if (*s == '/') {
+    for (s = tmp + 1;; ++s)
+        if (*s == '/' || !*s) {
+            char c = *s;
             *s = 0;
-            if (mkdir(tmp, 0777) != 0 && errno != EEXIST) return -1;
-            *s = '/';
+            if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+                return _skel_fail(SKEL_EIO, "cannot create folder %s: %s", tmp, strerror(errno));
+            if (stat(tmp, &st) != 0 || !S_ISDIR(st.st_mode))
+                return _skel_fail(SKEL_EIO, "cannot create folder %s: a file of that name is in the way", tmp);
+            if (!c) return SKEL_OK;
+            *s = c;
         }
-    return mkdir(tmp, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
 /* ---- the tuner ---- */
@@ -4969,7 +5142,14 @@ static int _skel_synth_make(_skel_tuner *T, const uint64_t *x, _skel_synth *s)
         if (rc == SKEL_OK) rc = skel_vec_new(&s->out, to, n);
         break;
     }
-    if (rc != SKEL_OK) { _skel_synth_free(s); return rc; }
+    if (rc != SKEL_OK) {
+        char why[sizeof _skel_errbuf];
+        memcpy(why, _skel_errbuf, sizeof why);
+        _skel_synth_free(s);
+        if (c->dims == 2)
+            return _skel_fail(rc, "skel_tune %s: no synthetic operands for point %zu x %zu: %s", c->id, n, m, why);
+        return _skel_fail(rc, "skel_tune %s: no synthetic operands for point %zu: %s", c->id, n, why);
+    }
     for (i = 0; i < nin; ++i) {
         _skel_fill_random(s->in[i], &T->rng);
         s->call.in[i] = s->in[i];
@@ -5663,6 +5843,8 @@ int skel_tune(const skel_tune_desc *d, skel_plan **plan)
     *plan = NULL;
     if (!d) return _skel_fail(SKEL_EINVAL, "skel_tune: NULL description");
     if (!d->id || !*d->id) return _skel_fail(SKEL_EINVAL, "skel_tune: the description needs an id");
+    if (strlen(d->id) > _SKEL_MAX_ID)
+        return _skel_fail(SKEL_EINVAL, "skel_tune: the id is %zu characters long (at most %d)", strlen(d->id), _SKEL_MAX_ID);
     if (!d->sk && !d->cost) return _skel_fail(SKEL_EINVAL, "skel_tune %s: needs an instance (sk) or a cost model", d->id);
     if (!d->sk && d->dims != 1 && d->dims != 2) return _skel_fail(SKEL_EINVAL, "skel_tune %s: a cost model needs dims 1 or 2", d->id);
     if (d->dims < 0 || d->dims > 2) return _skel_fail(SKEL_EINVAL, "skel_tune %s: dims %d (0, 1 or 2)", d->id, d->dims);
@@ -5742,7 +5924,7 @@ int skel_tune(const skel_tune_desc *d, skel_plan **plan)
     if ((rc = skel_plan_new(&p)) != SKEL_OK) { _skel_tree_free(t); return rc; }
     p->tree = t;
     if (path[0]) {
-        if (_skel_mkdirs_for(path) != 0 || skel_plan_save(p, path) != SKEL_OK)
+        if (_skel_mkdirs_for(path) != SKEL_OK || skel_plan_save(p, path) != SKEL_OK)
             _skel_log(SKEL_LOG_WARN, "tune %s: plan not saved to %s (%s)", t->conf.id, path, _skel_errbuf);
         else
             _skel_log(SKEL_LOG_INFO, "tune %s: plan saved to %s", t->conf.id, path);

@@ -46,8 +46,14 @@
        CUDA backend, keyed by a hash of the generated source, the build
        options, the platform, the device and its driver version: a second
        run of a program builds nothing.  Entries carry a checksum: a
-       truncated or corrupted entry is reported (log) and rebuilt.  Writes
-       are atomic; an unwritable directory only costs build time.
+       truncated or corrupted entry is reported (log) and rebuilt, and so
+       is one whose load did not return in an earlier process: an entry is
+       marked <entry>.loading while the driver loads it, so a binary that
+       crashes the driver (PoCL asserts on some) crashes one run, not
+       every later one.  Entries are read only when they are regular
+       files; writes go to a new temporary file (created exclusively,
+       never through a planted link), then rename; an unwritable
+       directory only costs build time.
 
    ENVIRONMENT
        SKEL_OPENCL_DEVICE=p:d   platform p, device d (indices as in
@@ -740,7 +746,8 @@ static cl_program _skel_cl_load_cached(const char *path, uint64_t key)
         else if (h.bytes != bytes) why = "truncated payload";
         else if (h.check != _skel_hash(_SKEL_HASH_SEED, bin, bytes)) why = "checksum mismatch";
         else if (!_skel_cl_binary_plausible(bin, bytes)) why = "a PoCL binary without its bitcode";
-        else {
+        else if (_skel_cache_mark(path)) why = "an earlier process died loading it";
+        else {  /* a binary can crash the driver here (PoCL asserts): marked until it returns */
             prog = _skel_cl.api.clCreateProgramWithBinary(_skel_cl.ctx, 1, &d->id, &bytes, &bin, &status, &err);
             if (err != 0 || status != 0) { why = "the driver rejected the binary"; prog = NULL; }
             else if (_skel_cl.api.clBuildProgram(prog, 1, &d->id, "", NULL, NULL) != 0) {
@@ -748,6 +755,7 @@ static cl_program _skel_cl_load_cached(const char *path, uint64_t key)
                 _skel_cl.api.clReleaseProgram(prog);
                 prog = NULL;
             }
+            _skel_cache_unmark(path);
         }
     }
     SKEL_FREE(file);
@@ -780,8 +788,8 @@ static void _skel_cl_store_cached(const char *path, uint64_t key, cl_program pro
         h.key = key;
         h.bytes = bytes;
         h.check = _skel_hash(_SKEL_HASH_SEED, bin, bytes);
-        if (_skel_write_atomic(path, &h, sizeof h, bin, bytes) == 0) _skel_cl.stats.disk_writes++;
-        else _skel_log(SKEL_LOG_INFO, "opencl: cannot write %s; the program is not cached", path);
+        if (_skel_write_atomic(path, &h, sizeof h, bin, bytes, 0) == SKEL_OK) _skel_cl.stats.disk_writes++;
+        else _skel_log(SKEL_LOG_INFO, "opencl: the program is not cached (%s)", _skel_errbuf);
     }
     SKEL_FREE(bin);
 }

@@ -53,8 +53,12 @@
        the generated source, the NVRTC options, the device architecture and
        the NVRTC and driver versions; a second run of a program compiles
        nothing.  Entries carry a checksum: a truncated or corrupted entry is
-       reported (log) and rebuilt.  Writes are atomic (temporary file, then
-       rename); an unwritable directory only costs speed.
+       reported (log) and rebuilt, and so is one whose load did not return
+       in an earlier process (an entry is marked <entry>.loading while the
+       driver loads it: a process killed by the load leaves the mark).
+       Entries are read only when they are regular files; writes go to a
+       new temporary file (created exclusively, never through a planted
+       link), then rename; an unwritable directory only costs speed.
 
    ENVIRONMENT
        SKEL_CUDA_DEVICES=0,1   use these device ordinals (default: all)
@@ -625,19 +629,27 @@ static uint64_t _skel_cuda_key(const char *src, const char *extra, int arch, int
     return _skel_hash_str(h, src);
 }
 
-/* Look key up in the disk cache.  1 with *image when a valid entry exists;
-   a corrupt or truncated one is reported and removed. */
-static int _skel_cuda_disk_get(uint64_t key, unsigned char **image, size_t *size, int *format)
+/* The disk cache file of key, or "" when the cache is off. */
+static void _skel_cuda_disk_path(uint64_t key, char *path, size_t size)
 {
     const char *dir = _skel_cache_dir();
+    if (*dir) snprintf(path, size, "%s/cuda-%016llx.bin", dir, (unsigned long long)key);
+    else path[0] = 0;
+}
+
+/* Look key up in the disk cache.  1 with *image when a valid entry exists,
+   marked as loading (_skel_cache_mark; _skel_cuda_disk_done unmarks it once
+   the driver has loaded it); a corrupt or truncated one, or one an earlier
+   process died loading, is reported and removed. */
+static int _skel_cuda_disk_get(uint64_t key, unsigned char **image, size_t *size, int *format)
+{
     char path[1200];
     const char *why = NULL;
     unsigned char *buf;
     size_t n = 0;
     _skel_cuda_hdr h;
-    if (!*dir) return 0;
-    snprintf(path, sizeof path, "%s/cuda-%016llx.bin", dir, (unsigned long long)key);
-    if (!(buf = _skel_read_file(path, &n))) return 0;
+    _skel_cuda_disk_path(key, path, sizeof path);
+    if (!path[0] || !(buf = _skel_read_file(path, &n))) return 0;
     if (n < sizeof h) why = "truncated header";
     else {
         memcpy(&h, buf, sizeof h);
@@ -646,6 +658,8 @@ static int _skel_cuda_disk_get(uint64_t key, unsigned char **image, size_t *size
         else if (h.bytes != n - sizeof h) why = "truncated payload";
         else if (h.check != _skel_hash(_SKEL_HASH_SEED, buf + sizeof h, (size_t)h.bytes))
             why = "checksum mismatch";
+        else if (_skel_cache_mark(path))
+            why = "an earlier process died loading it";
     }
     if (why) {
         _skel_log(SKEL_LOG_WARN, "cuda: kernel cache entry %s is corrupt (%s); rebuilding it", path, why);
@@ -664,24 +678,27 @@ static int _skel_cuda_disk_get(uint64_t key, unsigned char **image, size_t *size
     return 1;
 }
 
+/* The driver loaded key's image (or did not need to): clear its load mark. */
+static void _skel_cuda_disk_done(uint64_t key)
+{
+    char path[1200];
+    _skel_cuda_disk_path(key, path, sizeof path);
+    if (path[0]) _skel_cache_unmark(path);
+}
+
 static void _skel_cuda_disk_put(uint64_t key, const unsigned char *image, size_t size, int format)
 {
-    const char *dir = _skel_cache_dir();
     char path[1200];
     _skel_cuda_hdr h;
-    if (!*dir) return;
+    _skel_cuda_disk_path(key, path, sizeof path);
+    if (!path[0]) return;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, _SKEL_CUDA_MAGIC, 8);
     h.key = key;
     h.bytes = size;
     h.check = _skel_hash(_SKEL_HASH_SEED, image, size);
     h.format = (uint32_t)format;
-    snprintf(path, sizeof path, "%s/cuda-%016llx.bin", dir, (unsigned long long)key);
-    if (_skel_write_atomic(path, &h, sizeof h, image, size) != 0) {
-        static int warned;
-        if (!warned++) _skel_log(SKEL_LOG_WARN, "cuda: cannot write the kernel cache %s (%s)", path, strerror(errno));
-        return;
-    }
+    if (_skel_write_atomic(path, &h, sizeof h, image, size, 0) != SKEL_OK) return;   /* logged */
     pthread_mutex_lock(&_skel_cuda_lock);
     _skel_cuda_st.disk_writes++;
     pthread_mutex_unlock(&_skel_cuda_lock);
@@ -722,6 +739,7 @@ int _skel_cuda_compile_check(const char *src, const char *name, const char *extr
     uint64_t key;
     if (!_skel_nvrtc_load()) return _skel_fail(SKEL_EBACKEND, "cuda: NVRTC is not available");
     rc = _skel_cuda_image(src, name, extra, arch, &image, &size, &format, &key);
+    if (rc == SKEL_OK) _skel_cuda_disk_done(key);   /* nothing is loaded here */
     SKEL_FREE(image);
     return rc;
 }
@@ -746,10 +764,11 @@ static int _skel_cuda_module(int d, const char *src, const char *name, const cha
     pthread_mutex_unlock(&_skel_cuda_lock);
     rc = _skel_cuda_image(src, name, extra, dv->arch_num, &image, &size, &format, &key);
     if (rc != SKEL_OK) return rc;
-    key = _skel_cuda_key(src, extra, dv->arch_num, 0);
     t0 = _skel_now();
     rc = _skel_cuda_set(dv);
     if (rc == SKEL_OK) rc = _SKEL_CU(cuModuleLoadData, (out, image));
+    _skel_cuda_disk_done(key);      /* the load returned: the entry did not crash it */
+    key = _skel_cuda_key(src, extra, dv->arch_num, 0);
     SKEL_FREE(image);
     if (rc != SKEL_OK && format == 0 && (_skel_cu_rc == _SKEL_CU_NO_BINARY_FOR_GPU || _skel_cu_rc == _SKEL_CU_INVALID_IMAGE)) {
         /* the driver rejects NVRTC's machine code: let it JIT the PTX */

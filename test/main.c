@@ -2,6 +2,13 @@
    register themselves when their libraries and a device are found) and the
    harness; the tests themselves live in test_*.c, one file per area. */
 #define _POSIX_C_SOURCE 200809L   /* clock_gettime, setenv, execv */
+#include <stddef.h>
+/* allocation failures on demand (skel_test.h: st_alloc_fail_after) */
+void *st_malloc(size_t n);
+void *st_realloc(void *p, size_t n);
+#define SKEL_MALLOC(n) st_malloc(n)
+#define SKEL_REALLOC(p, n) st_realloc((p), (n))
+#define SKEL_FREE(p) free(p)
 #define SKEL_IMPLEMENTATION
 #include "skel.h"
 #ifndef SKEL_TEST_NO_GPU          /* -DSKEL_TEST_NO_GPU: CPU backends only */

@@ -95,6 +95,28 @@ void st_use_variant(skel_skeleton *sk, int i);
 /* Bytes of a working set about twice the last-level cache (capped). */
 size_t st_big_bytes(void);
 
+/* Run this test binary again as a child process that runs only `test` (a
+   SKEL_TEST_HIDDEN test), with env's "NAME=VALUE" entries added to the
+   environment (replacing NAME; a bare "NAME" removes it; env may be NULL
+   or end with NULL), killed after timeout_s seconds.  Its stdout and
+   stderr go to output (size bytes, 0-terminated).  Returns its exit
+   status, or -1 when it was killed or died of a signal.  The child is
+   started with fork + execve only, as POSIX allows in a threaded parent. */
+int st_child(const char *test, const char *const *env, int timeout_s, char *output, size_t size);
+/* The child's output and status as one failure message unless it passed
+   ("1 passed, 0 failed" and status 0). */
+void st_child_ok_(const char *test, const char *const *env, int timeout_s, const char *file, int line);
+#define ST_CHILD_OK(test, env, timeout_s) st_child_ok_((test), (env), (timeout_s), __FILE__, __LINE__)
+
+/* Allocation failures on demand: test/main.c builds skel with
+   SKEL_MALLOC / SKEL_REALLOC = st_malloc / st_realloc.  After
+   st_alloc_fail_after(k), k more allocations succeed and every later one
+   fails, until st_alloc_fail_after(-1).  st_alloc_count() counts them all. */
+void *st_malloc(size_t n);
+void *st_realloc(void *p, size_t n);
+void st_alloc_fail_after(long k);
+long st_alloc_count(void);
+
 #define SKEL_TEST_(name, hidden)                                              \
     static void st_test_##name(void);                                         \
     __attribute__((constructor)) static void st_reg_##name(void)              \
@@ -377,6 +399,114 @@ size_t st_big_bytes(void)
     if (llc > ((size_t)64 << 20)) llc = (size_t)64 << 20;   /* keep the run short */
     return 2 * llc;
 }
+
+/* ---- child processes ---- */
+#if defined(_POSIX_C_SOURCE)
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+extern char **environ;
+
+/* the environment with env's entries applied (malloc'd array; strings shared) */
+static char **_st_child_env(const char *const *env)
+{
+    size_t n = 0, m = 0, k = 0, i, j;
+    char **out;
+    while (environ[n]) ++n;
+    while (env && env[m]) ++m;
+    if (!(out = (char **)malloc((n + m + 1) * sizeof *out))) return NULL;
+    for (i = 0; i < n; ++i) {
+        int drop = 0;
+        for (j = 0; j < m && !drop; ++j) {
+            size_t len = strcspn(env[j], "=");
+            drop = strncmp(environ[i], env[j], len) == 0 && environ[i][len] == '=';
+        }
+        if (!drop) out[k++] = environ[i];
+    }
+    for (j = 0; j < m; ++j)
+        if (strchr(env[j], '=')) out[k++] = (char *)env[j];
+    out[k] = NULL;
+    return out;
+}
+
+int st_child(const char *test, const char *const *env, int timeout_s, char *output, size_t size)
+{
+    const char *exe = access("/proc/self/exe", X_OK) == 0 ? "/proc/self/exe" : _st_arg0;
+    char *argv[3], **envp = _st_child_env(env);
+    size_t used = 0;
+    int fd[2], status = 0, done = 0;
+    double t0 = _st_now();
+    pid_t pid;
+    output[0] = 0;
+    if (!envp || pipe(fd) != 0) { free(envp); return -1; }
+    argv[0] = (char *)exe; argv[1] = (char *)test; argv[2] = NULL;
+    fflush(stdout);
+    fflush(stderr);
+    if ((pid = fork()) == 0) {
+        dup2(fd[1], 1);
+        dup2(fd[1], 2);
+        close(fd[0]);
+        close(fd[1]);
+        execve(exe, argv, envp);
+        _exit(127);
+    }
+    close(fd[1]);
+    free(envp);
+    if (pid < 0) { close(fd[0]); return -1; }
+    fcntl(fd[0], F_SETFL, O_NONBLOCK);
+    for (;;) {
+        struct timespec nap = { 0, 5000000 };
+        ssize_t got;
+        while (used + 1 < size && (got = read(fd[0], output + used, size - 1 - used)) > 0) used += (size_t)got;
+        if (used + 1 >= size) {     /* full: drain the rest so the child never blocks */
+            char sink[4096];
+            while (read(fd[0], sink, sizeof sink) > 0) {}
+        }
+        if (done) break;
+        if (waitpid(pid, &status, WNOHANG) == pid) { done = 1; continue; }   /* one more drain */
+        if (_st_now() - t0 > timeout_s) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            if (used + 1 < size) snprintf(output + used, size - used, "\n[killed after %d s]\n", timeout_s);
+            close(fd[0]);
+            return -1;
+        }
+        nanosleep(&nap, NULL);
+    }
+    output[used] = 0;
+    close(fd[0]);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void st_child_ok_(const char *test, const char *const *env, int timeout_s, const char *file, int line)
+{
+    static char out[16384];
+    int rc = st_child(test, env, timeout_s, out, sizeof out);
+    if (rc != 0 || !strstr(out, "1 passed, 0 failed"))
+        st_fail_(file, line, "child %s: status %d:\n%s", test, rc, out);
+}
+#endif
+
+/* ---- allocation failures on demand ---- */
+/* atomics: skel allocates from OpenMP threads too */
+static int _st_alloc_armed;
+static long _st_alloc_left, _st_alloc_n;
+
+static int _st_alloc_ok(void)
+{
+    __atomic_add_fetch(&_st_alloc_n, 1, __ATOMIC_RELAXED);
+    return !__atomic_load_n(&_st_alloc_armed, __ATOMIC_ACQUIRE) ||
+           __atomic_sub_fetch(&_st_alloc_left, 1, __ATOMIC_RELAXED) >= 0;
+}
+void *st_malloc(size_t n) { return _st_alloc_ok() ? malloc(n) : NULL; }
+void *st_realloc(void *p, size_t n) { return _st_alloc_ok() ? realloc(p, n) : NULL; }
+void st_alloc_fail_after(long k)
+{
+    __atomic_store_n(&_st_alloc_left, k, __ATOMIC_RELAXED);
+    __atomic_store_n(&_st_alloc_armed, k >= 0, __ATOMIC_RELEASE);
+}
+long st_alloc_count(void) { return __atomic_load_n(&_st_alloc_n, __ATOMIC_RELAXED); }
 
 /* run one test; returns _ST_PASS, _ST_FAILED or _ST_SKIPPED */
 static int _st_run_one(const _st_test *t)

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "skel.h"
 #include "skel_cuda.h"
@@ -230,6 +232,29 @@ SKEL_TEST(cuda_disk_cache_reuses_and_rebuilds_corrupt_entries)
     skel_cuda_stats_get(&s1);
     ST_EQ_INT(s1.disk_rejects - s0.disk_rejects, 1);
     ST_EQ_INT(s1.compiles - s0.compiles, 1);
+
+    /* an entry whose load never returned in an earlier process (its mark
+       names a process that is gone) is deleted and rebuilt */
+    {
+        char mark[800];
+        pid_t dead;
+        snprintf(mark, sizeof mark, "%s.loading", path);
+        ST_CHECK(access(mark, F_OK) != 0);
+        ST_CHECK((dead = fork()) >= 0);
+        if (dead == 0) _exit(0);
+        ST_CHECK(waitpid(dead, NULL, 0) == dead);
+        ST_CHECK((f = fopen(mark, "w")) != NULL);
+        fprintf(f, "%ld\n", (long)dead);
+        fclose(f);
+        ST_OK(_skel_cuda_compile_check(src, "cache.cu", NULL, 90));
+        skel_cuda_stats_get(&s0);
+        ST_EQ_INT(s0.disk_rejects - s1.disk_rejects, 1);
+        ST_EQ_INT(s0.compiles - s1.compiles, 1);
+        ST_CHECK(access(mark, F_OK) != 0);
+        ST_OK(_skel_cuda_compile_check(src, "cache.cu", NULL, 90));     /* the rebuilt entry loads */
+        skel_cuda_stats_get(&s1);
+        ST_EQ_INT(s1.disk_loads - s0.disk_loads, 1);
+    }
 
     /* an unusable directory only costs speed */
     snprintf(path, sizeof path, "%s/not-a-dir", dir);

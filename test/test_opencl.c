@@ -1,4 +1,4 @@
-#define _POSIX_C_SOURCE 200809L   /* truncate */
+#define _POSIX_C_SOURCE 200809L   /* truncate, fork */
 /* The OpenCL backend: loading and devices, the program cache (in memory
    and on disk, corrupt entries rebuilt), build errors with their log, lazy
    copying through the coherence layer, double without fp64, order of
@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "skel.h"
 #include "skel_cl.h"
@@ -232,9 +234,10 @@ SKEL_TEST(opencl_program_cache_builds_once_and_rebuilds_corrupt_entries)
     skel_plan *p;
     skel_vec *v;
     skel_cl_stats s0, s1;
-    char path[1200];
+    char path[1200], mark[1300];
     float r = 0;
     FILE *f;
+    pid_t dead;
     need_cl();
     p = cl_plan(128);   /* a block size no other test uses: a program of its own */
     v = st_fvec(5000, 1);
@@ -290,13 +293,39 @@ SKEL_TEST(opencl_program_cache_builds_once_and_rebuilds_corrupt_entries)
     ST_EQ_INT(s1.disk_rejects - s0.disk_rejects, 1);
     ST_EQ_INT(s1.builds - s0.builds, 1);
 
-    /* and the rewritten entry is good again */
+    /* and the rewritten entry is good again; its load left no mark */
     skel_cl_forget_programs();
     s0 = s1;
     ST_OK(skel_reduce(c_cache_sum, v, &r));
     skel_cl_stats_get(&s1);
     ST_EQ_INT(s1.disk_loads - s0.disk_loads, 1);
     ST_EQ_INT(s1.builds - s0.builds, 0);
+    snprintf(mark, sizeof mark, "%s.loading", path);
+    ST_CHECK(access(mark, F_OK) != 0);
+
+    /* an entry whose load never returned in an earlier process (its mark
+       names a process that is gone: the driver crashed on it) is deleted
+       and rebuilt, not loaded again */
+    ST_CHECK((dead = fork()) >= 0);
+    if (dead == 0) _exit(0);
+    ST_CHECK(waitpid(dead, NULL, 0) == dead);
+    ST_CHECK((f = fopen(mark, "w")) != NULL);
+    fprintf(f, "%ld\n", (long)dead);
+    fclose(f);
+    skel_cl_forget_programs();
+    s0 = s1;
+    ST_OK(skel_reduce(c_cache_sum, v, &r));
+    skel_cl_stats_get(&s1);
+    ST_EQ_INT(s1.disk_loads - s0.disk_loads, 0);
+    ST_EQ_INT(s1.disk_rejects - s0.disk_rejects, 1);
+    ST_EQ_INT(s1.builds - s0.builds, 1);
+    ST_CHECK(access(mark, F_OK) != 0);
+    ST_NEAR(r, 5000 * 0.4997f, 1e-2);
+    skel_cl_forget_programs();      /* the rebuilt entry loads */
+    s0 = s1;
+    ST_OK(skel_reduce(c_cache_sum, v, &r));
+    skel_cl_stats_get(&s1);
+    ST_EQ_INT(s1.disk_loads - s0.disk_loads, 1);
     ST_OK(skel_set_plan(c_cache_sum, NULL));
     skel_plan_free(p);
     skel_free(v);

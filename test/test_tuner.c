@@ -594,6 +594,12 @@ SKEL_TEST(tuner_plan_file_corruption_is_rejected)
     write_all(bad, mut, len);
     ST_EQ_INT(skel_plan_load(&q, bad), SKEL_EFORMAT);
     ST_CHECK(strstr(skel_last_error(), "newer") != NULL);
+    memcpy(mut, img, len);                  /* flags the format does not define, checksum intact */
+    mut[12] = 1;
+    fix_checksum(mut, len);
+    write_all(bad, mut, len);
+    ST_EQ_INT(skel_plan_load(&q, bad), SKEL_EFORMAT);
+    ST_CHECK(strstr(skel_last_error(), "flags") != NULL);
     ST_EQ_INT(skel_plan_load(&q, "/nonexistent/x.plan"), SKEL_EIO);
 
     /* random mutations with a valid checksum reach the structural checks:
