@@ -103,8 +103,17 @@
        Default without a plan: a GPU backend when the first operand already
        lives on that GPU, else omp from SKEL_OMP_THRESHOLD elements (default
        32768) and seq below.
+       GPU backends are probed (libcuda, NVRTC, the OpenCL loader opened,
+       devices listed) only when something needs a GPU: a variant or plan
+       naming one (skel_plan_add, a plan file), skel_tune, the registry
+       queries skel_backend_count / _name / _available, a function of
+       skel_cuda.h or skel_cl.h, or SKEL_BACKEND naming one.  A program
+       that runs on the CPU never opens them (a first seq call costs tens
+       of microseconds, not the 25-40 ms of opening them).
        SKEL_BACKEND=name     run every call on that backend (an unknown or
-                             absent name makes every call fail, clearly)
+                             absent name makes every call fail, with the
+                             reason: not compiled in, library or device
+                             missing, SKEL_CUDA_CHECK unset or invalid)
        SKEL_OMP_THREADS=n    default OpenMP thread count (else OpenMP's)
        SKEL_OMP_THRESHOLD=n  size from which the default picks omp
        SKEL_FALLBACK=1       a call a GPU backend cannot run (out of device
@@ -117,6 +126,10 @@
                              value over 1023 characters or one naming a
                              file that is not a directory
        SKEL_RETUNE=1         tune again even when a matching plan file exists
+       A variable set to a value skel cannot use (empty, not a number, out
+       of range, an architecture NVRTC does not know) is ignored with a
+       warning that names it, on stderr or to the log callback, whatever
+       SKEL_VERBOSE says.
 
    TUNER (seed 000: Dastgeer, Li, Kessler 2013; thesis ch. 4)
        skel_plan *plan;
@@ -296,6 +309,10 @@
                 non-regular files refused without blocking, a cache entry
                 that crashed its loader rebuilt, one file per tuning id
                 (hashed names), clearer errors (ENOMEM, folders, flags).
+              - GPU backends probed only when something needs a GPU (a
+                first seq call no longer opens libcuda, NVRTC, OpenCL); bad
+                environment values warned about by name; SKEL_CUDA_CHECK
+                refuses unknown architectures; an absent backend says why.
        0.2.0  2026-11-24
               - The tuner: dispatch trees over context points (seed 000),
                 T = R*r + F ranking, pruning, second looks, versioned plan
@@ -998,13 +1015,26 @@ static inline int _skel_edge_at(ptrdiff_t i, size_t n, int edge, size_t *at)
 #define _SKEL_MAX_SPACES 16
 #define _SKEL_MAX_BACKENDS 16
 
+/* Loads and stores of a word other threads may read or write at the same
+   time without a lock (the registry's counts, an instance's plan).  Other
+   compilers get plain accesses. */
+#if defined(__GNUC__) || defined(__clang__)
+#define _SKEL_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define _SKEL_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#else
+#define _SKEL_LOAD(p) (*(p))
+#define _SKEL_STORE(p, v) (*(p) = (v))
+#endif
+
 /* ---------------------------------------------------------------------
    base: errors, logging, environment, time
    --------------------------------------------------------------------- */
 static _SKEL_TLS char _skel_errbuf[1024];
-static skel_log_fn _skel_log_sink;
+static skel_log_fn _skel_log_sink;              /* guarded by _skel_log_lock */
 static void *_skel_log_user;
-static int _skel_verbose = -1;      /* SKEL_VERBOSE, read once */
+static pthread_mutex_t _skel_log_lock = PTHREAD_MUTEX_INITIALIZER;
+static int _skel_verbose;                       /* SKEL_VERBOSE, read once (_skel_verbose_once) */
+static pthread_once_t _skel_verbose_once = PTHREAD_ONCE_INIT;
 
 const char *skel_error_string(int status)
 {
@@ -1030,31 +1060,65 @@ const char *skel_last_error(void) { return _skel_errbuf; }
 
 void skel_set_log(skel_log_fn fn, void *user)
 {
+    pthread_mutex_lock(&_skel_log_lock);
     _skel_log_sink = fn;
     _skel_log_user = user;
+    pthread_mutex_unlock(&_skel_log_lock);
 }
 
-static int _skel_env_int(const char *name, int fallback)
+/* A message to the log sink; without one, to stderr when always is set or
+   the level is within SKEL_VERBOSE's. */
+static void _skel_vlog(int level, int always, const char *fmt, va_list ap)
+{
+    char msg[2048];
+    skel_log_fn sink;
+    void *user;
+    pthread_mutex_lock(&_skel_log_lock);
+    sink = _skel_log_sink;
+    user = _skel_log_user;
+    pthread_mutex_unlock(&_skel_log_lock);
+    if (!sink && !always && (_skel_verbose <= 0 || level > _skel_verbose + 1)) return;
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (sink) sink(level, msg, user);
+    else fprintf(stderr, "skel: %s\n", msg);
+}
+
+/* A bad environment value: always said (a setting the user made is being
+   ignored), through the sink or on stderr, whatever SKEL_VERBOSE says. */
+static void _skel_env_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    _skel_vlog(SKEL_LOG_WARN, 1, fmt, ap);
+    va_end(ap);
+}
+
+/* The integer value of environment variable name in 0..max, or fallback
+   when it is unset; a value that is empty, not a number or out of range is
+   ignored with a warning naming it. */
+static int _skel_env_int_max(const char *name, int fallback, long max)
 {
     const char *v = getenv(name);
     char *end;
     long x;
-    if (!v || !*v) return fallback;
+    if (!v) return fallback;
+    errno = 0;
     x = strtol(v, &end, 10);
-    return (*end == 0 && x >= 0 && x < (1L << 30)) ? (int)x : fallback;
+    if (*v && *end == 0 && errno == 0 && x >= 0 && x <= max) return (int)x;
+    _skel_env_warn("%s=\"%s\" is not a whole number in 0..%ld; ignored (using %d)", name, v, max, fallback);
+    return fallback;
 }
+static int _skel_env_int(const char *name, int fallback) { return _skel_env_int_max(name, fallback, (1L << 30) - 1); }
+
+static void _skel_verbose_read(void) { _skel_verbose = _skel_env_int_max("SKEL_VERBOSE", 0, 3); }
 
 static void _skel_log(int level, const char *fmt, ...)
 {
-    char msg[2048];
     va_list ap;
-    if (_skel_verbose < 0) _skel_verbose = _skel_env_int("SKEL_VERBOSE", 0);
-    if (!_skel_log_sink && (_skel_verbose <= 0 || level > _skel_verbose + 1)) return;
+    pthread_once(&_skel_verbose_once, _skel_verbose_read);
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    _skel_vlog(level, 0, fmt, ap);
     va_end(ap);
-    if (_skel_log_sink) _skel_log_sink(level, msg, _skel_log_user);
-    else fprintf(stderr, "skel: %s\n", msg);
 }
 
 /* Record a failure for skel_last_error() and return its code. */
@@ -1375,15 +1439,19 @@ typedef struct _skel_space {
     int (*download)(void *ctx, void *host, const void *dev, size_t bytes);
 } _skel_space;
 
+/* Appended by GPU providers (under _skel_gpu_lock) and published like the
+   backend registry: entries below _SKEL_LOAD(&_skel_nspaces) never change. */
 static _skel_space _skel_spaces[_SKEL_MAX_SPACES] = { { "host", 0, 0, 0, 0, 0 } };
 static int _skel_nspaces = 1;
 
 /* Register a device memory space (GPU backends); returns its id or -1. */
 int _skel_space_register(const _skel_space *s)
 {
-    if (_skel_nspaces >= _SKEL_MAX_SPACES) return -1;
-    _skel_spaces[_skel_nspaces] = *s;
-    return _skel_nspaces++;
+    int n = _SKEL_LOAD(&_skel_nspaces);
+    if (n >= _SKEL_MAX_SPACES) return -1;
+    _skel_spaces[n] = *s;
+    _SKEL_STORE(&_skel_nspaces, n + 1);
+    return n;
 }
 
 struct skel_array {
@@ -1453,7 +1521,7 @@ int skel_mat_wrap(skel_mat **v, skel_type t, size_t rows, size_t cols, void *buf
 static void _skel_release_devices(skel_vec *c)
 {
     int s;
-    for (s = 1; s < _skel_nspaces; ++s)
+    for (s = 1; s < _SKEL_LOAD(&_skel_nspaces); ++s)
         if (c->dev[s]) {
             _skel_spaces[s].release(_skel_spaces[s].ctx, c->dev[s]);
             c->dev[s] = NULL;
@@ -1484,8 +1552,8 @@ static void *_skel_acquire(skel_vec *c, int s, int mode)
     int src, rc;
     if (s == 0) {
         if (!(c->valid & 1u) && (mode & _SKEL_READ) && bytes) {
-            for (src = 1; src < _skel_nspaces && !(c->valid & (1u << src)); ++src) {}
-            SKEL_ASSERT(src < _skel_nspaces);
+            for (src = 1; src < _SKEL_LOAD(&_skel_nspaces) && !(c->valid & (1u << src)); ++src) {}
+            SKEL_ASSERT(src < _SKEL_LOAD(&_skel_nspaces));
             rc = _skel_spaces[src].download(_skel_spaces[src].ctx, c->host, c->dev[src], bytes);
             if (rc != SKEL_OK) return NULL;
             c->valid |= 1u;
@@ -1563,38 +1631,122 @@ typedef struct _skel_backend {
     char info[256];
 } _skel_backend;
 
+/* The registry.  Entries are appended and never change once counted: a
+   new one is written, then the count is published (_SKEL_STORE), so a
+   thread that reads the count (_SKEL_LOAD) may read every entry below it
+   without a lock.  seq and omp register at the first call; GPU backends
+   (the providers their headers add) only when something needs a GPU
+   (_skel_init_gpus): opening libcuda, NVRTC and the OpenCL loader costs
+   25-40 ms that a program using the CPU alone should not pay. */
 static _skel_backend _skel_backends[_SKEL_MAX_BACKENDS];
-static int _skel_nbackends;
+static int _skel_nbackends;                 /* _SKEL_LOAD / _SKEL_STORE; appended under _skel_gpu_lock or once */
 static pthread_once_t _skel_once = PTHREAD_ONCE_INIT;
-static void (*_skel_providers[8])(void);   /* GPU headers' registration hooks */
-static int _skel_nproviders;
+static void (*_skel_providers[8])(void);    /* GPU headers' registration hooks; guarded by _skel_gpu_lock */
+static int _skel_nproviders, _skel_gpus_done;
+static pthread_mutex_t _skel_gpu_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct { char name[16], why[256]; } _skel_absent[8];    /* backends known absent, and why */
+static int _skel_nabsent;                   /* guarded by _skel_gpu_lock (written by init or providers) */
 static struct {
     int forced;                 /* SKEL_BACKEND: -1 none, -2 unknown, else index */
     char forced_name[64];
     int omp_threads, omp_threshold;
     int fallback;               /* SKEL_FALLBACK: a GPU call that fails runs again on the CPU */
-} _skel_env;
+} _skel_env;                    /* written once (_skel_init_once), read-only after */
 
-/* Called by a GPU header's constructor, before the registry is built. */
+/* Called by a GPU header's constructor (or its register function): the
+   provider runs when GPUs are first needed, or now if that was already. */
 void _skel_provider_add(void (*fn)(void))
 {
-    if (_skel_nproviders < 8) _skel_providers[_skel_nproviders++] = fn;
+    int now;
+    int i;
+    pthread_mutex_lock(&_skel_gpu_lock);
+    now = _skel_gpus_done;
+    for (i = 0; i < _skel_nproviders && _skel_providers[i] != fn; ++i) {}
+    if (!now && i == _skel_nproviders && _skel_nproviders < 8) _skel_providers[_skel_nproviders++] = fn;
+    if (now) fn();      /* providers run once whatever calls them (their own flag) */
+    pthread_mutex_unlock(&_skel_gpu_lock);
+}
+
+/* Register every GPU backend whose header is compiled in and whose library
+   and device are there (once; later calls return at once).  The CPU
+   backends must be registered first (_skel_init_gpus): they keep indices
+   0 (seq) and 1 (omp). */
+static void _skel_gpus_probe(void)
+{
+    int i;
+    if (_SKEL_LOAD(&_skel_gpus_done)) return;
+    pthread_mutex_lock(&_skel_gpu_lock);
+    if (!_skel_gpus_done) {
+        for (i = 0; i < _skel_nproviders; ++i) _skel_providers[i]();
+        _SKEL_STORE(&_skel_gpus_done, 1);
+    }
+    pthread_mutex_unlock(&_skel_gpu_lock);
 }
 
 static int _skel_backend_register(const _skel_backend *b)
 {
-    if (_skel_nbackends >= _SKEL_MAX_BACKENDS) return -1;
-    _skel_backends[_skel_nbackends] = *b;
+    int n = _SKEL_LOAD(&_skel_nbackends);
+    if (n >= _SKEL_MAX_BACKENDS) return -1;
+    _skel_backends[n] = *b;
+    _SKEL_STORE(&_skel_nbackends, n + 1);
     _skel_log(SKEL_LOG_INFO, "backend %s registered", b->name);
-    return _skel_nbackends++;
+    return n;
 }
 
-static int _skel_backend_find(const char *name)
+/* A backend that is known but absent here, and why (shown by every error
+   that names it).  Called by providers (under _skel_gpu_lock). */
+void _skel_backend_absent(const char *name, const char *why)
 {
-    int i;
-    for (i = 0; name && i < _skel_nbackends; ++i)
+    if (_skel_nabsent >= 8) return;
+    snprintf(_skel_absent[_skel_nabsent].name, sizeof _skel_absent[0].name, "%s", name);
+    snprintf(_skel_absent[_skel_nabsent].why, sizeof _skel_absent[0].why, "%s", why);
+    _skel_nabsent++;
+}
+
+static int _skel_backend_index(const char *name)
+{
+    int i, n = _SKEL_LOAD(&_skel_nbackends);
+    for (i = 0; name && i < n; ++i)
         if (strcmp(_skel_backends[i].name, name) == 0) return i;
     return -1;
+}
+
+/* The registry index of backend name, probing the GPUs if it is not a CPU
+   backend already registered; -1 when absent. */
+static int _skel_backend_find(const char *name)
+{
+    int i = _skel_backend_index(name);
+    if (i < 0 && name && !_SKEL_LOAD(&_skel_gpus_done)) {
+        _skel_gpus_probe();
+        i = _skel_backend_index(name);
+    }
+    return i;
+}
+
+/* Why backend name is not there, as the end of a sentence "backend 'x' is ...". */
+static const char *_skel_backend_why(const char *name, char *buf, size_t size)
+{
+    static const struct { const char *name, *how; } known[] = {
+        { "omp", "not compiled in (build with -fopenmp, without SKEL_NO_OPENMP)" },
+        { "cuda", "not compiled in (include skel_cuda.h after skel.h in the implementation file)" },
+        { "opencl", "not compiled in (include skel_cl.h after skel.h in the implementation file)" },
+        { "cuda-check", "not compiled in (include skel_cuda.h and set SKEL_CUDA_CHECK=sm_XY)" }
+    };
+    size_t i;
+    int k;
+    _skel_gpus_probe();
+    pthread_mutex_lock(&_skel_gpu_lock);
+    for (k = 0; k < _skel_nabsent; ++k)
+        if (strcmp(_skel_absent[k].name, name) == 0) {
+            snprintf(buf, size, "not available here: %.*s", (int)(size > 24 ? size - 24 : 0), _skel_absent[k].why);
+            pthread_mutex_unlock(&_skel_gpu_lock);
+            return buf;
+        }
+    pthread_mutex_unlock(&_skel_gpu_lock);
+    for (i = 0; i < sizeof known / sizeof *known; ++i)
+        if (strcmp(name, known[i].name) == 0) return snprintf(buf, size, "%s", known[i].how), buf;
+    snprintf(buf, size, "unknown (known: seq, omp, cuda, opencl, cuda-check)");
+    return buf;
 }
 
 static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_skeleton *sk,
@@ -1604,7 +1756,7 @@ static void _skel_init_once(void)
 {
     _skel_backend seq = { "seq", 0, 0, NULL, _skel_cpu_run, NULL, "one CPU core" };
     const char *forced = getenv("SKEL_BACKEND");
-    int i;
+    pthread_once(&_skel_verbose_once, _skel_verbose_read);
     _skel_backend_register(&seq);
 #if _SKEL_OMP
     {
@@ -1613,51 +1765,46 @@ static void _skel_init_once(void)
         _skel_backend_register(&omp);
     }
 #endif
-    for (i = 0; i < _skel_nproviders; ++i) _skel_providers[i]();
     _skel_env.omp_threads = _skel_env_int("SKEL_OMP_THREADS", 0);
     _skel_env.omp_threshold = _skel_env_int("SKEL_OMP_THRESHOLD", 32768);
     _skel_env.fallback = _skel_env_int("SKEL_FALLBACK", 0) > 0;
     _skel_env.forced = -1;
     if (forced && *forced) {
         snprintf(_skel_env.forced_name, sizeof _skel_env.forced_name, "%s", forced);
-        _skel_env.forced = _skel_backend_find(forced);
+        _skel_env.forced = _skel_backend_find(forced);      /* a GPU name probes the GPUs now */
         if (_skel_env.forced < 0) {
+            char why[300];
             _skel_env.forced = -2;
-            _skel_log(SKEL_LOG_ERROR, "SKEL_BACKEND=%s names no available backend", forced);
+            _skel_env_warn("SKEL_BACKEND=%s: backend %s; every call will fail", forced,
+                           _skel_backend_why(forced, why, sizeof why));
         }
     }
 }
 
 static void _skel_init(void) { pthread_once(&_skel_once, _skel_init_once); }
+/* Every backend: the CPU ones, then the GPUs (not static: the GPU headers' public functions call it). */
+void _skel_init_gpus(void) { _skel_init(); _skel_gpus_probe(); }
 
-int skel_backend_count(void) { _skel_init(); return _skel_nbackends; }
+int skel_backend_count(void) { _skel_init(); _skel_init_gpus(); return _SKEL_LOAD(&_skel_nbackends); }
 const char *skel_backend_name(int index)
 {
     _skel_init();
-    return index >= 0 && index < _skel_nbackends ? _skel_backends[index].name : NULL;
+    _skel_init_gpus();
+    return index >= 0 && index < _SKEL_LOAD(&_skel_nbackends) ? _skel_backends[index].name : NULL;
 }
 int skel_backend_available(const char *name) { _skel_init(); return _skel_backend_find(name) >= 0; }
-
-static int _skel_known_backend(const char *name)
-{
-    static const char *known[] = { "seq", "omp", "cuda", "opencl" };
-    size_t i;
-    for (i = 0; i < sizeof known / sizeof *known; ++i)
-        if (strcmp(name, known[i]) == 0) return 1;
-    return 0;
-}
 
 /* Resolve a public variant to a registry index, with a clear error. */
 static int _skel_variant_resolve(const skel_variant *v, _skel_variant *out)
 {
+    char why[300];
     int b;
     _skel_init();
     if (!v || !v->backend) return _skel_fail(SKEL_EINVAL, "variant: NULL backend name");
     b = _skel_backend_find(v->backend);
     if (b < 0)
         return _skel_fail(SKEL_EBACKEND, "variant: backend '%s' is %s", v->backend,
-                          _skel_known_backend(v->backend) ? "not available on this machine"
-                                                           : "unknown (known: seq, omp, cuda, opencl)");
+                          _skel_backend_why(v->backend, why, sizeof why));
     if (v->threads < 0 || v->block < 0 || v->grid < 0 || v->devices < 0)
         return _skel_fail(SKEL_EINVAL, "variant %s: negative parameter", v->backend);
     out->backend = b;
@@ -3877,13 +4024,13 @@ static void _skel_choose_default(const skel_call *c, const _skel_shape *sh, _ske
     /* data already on a GPU stays there */
     for (i = 0; i < SKEL_MAX_IN && c->in[i]; ++i)
         if (!(c->in[i]->valid & 1u))
-            for (s = 0; s < _skel_nbackends; ++s)
+            for (s = 0; s < _SKEL_LOAD(&_skel_nbackends); ++s)
                 if (_skel_backends[s].is_gpu && (c->in[i]->valid & (1u << _skel_backends[s].space))) {
                     v->backend = s;
                     return;
                 }
     v->backend = 0;
-    if (size >= (size_t)_skel_env.omp_threshold && _skel_nbackends > 1 && strcmp(_skel_backends[1].name, "omp") == 0)
+    if (size >= (size_t)_skel_env.omp_threshold && _SKEL_LOAD(&_skel_nbackends) > 1 && strcmp(_skel_backends[1].name, "omp") == 0)
         v->backend = 1;
 }
 
@@ -3896,10 +4043,11 @@ static void _skel_group_apply(int group, _skel_variant *v);
 static int _skel_choose(skel_skeleton *sk, const skel_call *c, const _skel_shape *sh, _skel_variant *v)
 {
     memset(v, 0, sizeof *v);
-    if (_skel_env.forced == -2)
-        return _skel_fail(SKEL_EBACKEND, "SKEL_BACKEND=%s: %s", _skel_env.forced_name,
-                          _skel_known_backend(_skel_env.forced_name) ? "backend not available on this machine"
-                                                                   : "unknown backend (known: seq, omp, cuda, opencl)");
+    if (_skel_env.forced == -2) {
+        char why[300];
+        return _skel_fail(SKEL_EBACKEND, "SKEL_BACKEND=%s: backend %s", _skel_env.forced_name,
+                          _skel_backend_why(_skel_env.forced_name, why, sizeof why));
+    }
     if (_skel_env.forced >= 0) { v->backend = _skel_env.forced; return SKEL_OK; }
     if (!(sk->state && sk->state->plan && _skel_plan_pick(sk->state->plan, sh, v)))
         _skel_choose_default(c, sh, v);
@@ -3930,7 +4078,7 @@ static int _skel_fall_back(skel_skeleton *sk, const skel_call *call, const _skel
     _skel_variant v;
     char why[sizeof _skel_errbuf];
     memset(&v, 0, sizeof v);
-    v.backend = _skel_nbackends > 1 && strcmp(_skel_backends[1].name, "omp") == 0 ? 1 : 0;
+    v.backend = _SKEL_LOAD(&_skel_nbackends) > 1 && strcmp(_skel_backends[1].name, "omp") == 0 ? 1 : 0;
     memcpy(why, _skel_errbuf, sizeof why);     /* the log call below may overwrite it */
     _skel_log(SKEL_LOG_WARN, "%s %s: %s failed (%s: %s); running it on %s (SKEL_FALLBACK)", _skel_kind_name(sk->kind),
               sk->name, gpu, skel_error_string(rc), why, _skel_backends[v.backend].name);
@@ -4605,10 +4753,11 @@ static char *_skel_fingerprint(void)
     char line[800], cpu[256];
     int i;
     memset(&b, 0, sizeof b);
+    _skel_init_gpus();      /* the fingerprint names every backend */
     _skel_cpu_model(cpu, sizeof cpu);
     snprintf(line, sizeof line, "cpu: %s\ncores: %d\n", cpu, _skel_cores());
     _skel_buf_put(&b, line, strlen(line));
-    for (i = 0; i < _skel_nbackends; ++i) {
+    for (i = 0; i < _SKEL_LOAD(&_skel_nbackends); ++i) {
         snprintf(line, sizeof line, "backend %s: %s\n", _skel_backends[i].name, _skel_backends[i].info);
         _skel_buf_put(&b, line, strlen(line));
     }
@@ -5003,7 +5152,8 @@ static int _skel_tune_variants(const skel_tune_desc *d, _skel_tree *t)
     if (d->variants && d->nvariants > 0) {
         for (i = 0; i < d->nvariants && n < _SKEL_MAX_PVARS; ++i) cand[n++] = d->variants[i];
     } else {
-        for (b = 0; b < _skel_nbackends; ++b) {
+        _skel_init_gpus();
+        for (b = 0; b < _SKEL_LOAD(&_skel_nbackends); ++b) {
             const _skel_backend *be = &_skel_backends[b];
             int m = 0;
             if (be->candidates) {
@@ -5049,8 +5199,10 @@ static int _skel_tune_variants(const skel_tune_desc *d, _skel_tree *t)
     }
     t->nvar = n;
     if (_skel_resolve_pvars(t) && !d->cost) {
+        char why[300];
         for (i = 0; i < n && t->vars[i].index >= 0; ++i) {}
-        return _skel_fail(SKEL_EBACKEND, "skel_tune: variant backend '%s' is not available", t->vars[i].backend);
+        return _skel_fail(SKEL_EBACKEND, "skel_tune: variant backend '%s' is %s", t->vars[i].backend,
+                          _skel_backend_why(t->vars[i].backend, why, sizeof why));
     }
     return SKEL_OK;
 }
@@ -5204,7 +5356,7 @@ static int _skel_tune_sync(skel_vec *out)
     unsigned char tmp[16];
     int s;
     if (!out || (out->valid & 1u) || !out->n || out->esz > sizeof tmp) return SKEL_OK;
-    for (s = 1; s < _skel_nspaces; ++s)
+    for (s = 1; s < _SKEL_LOAD(&_skel_nspaces); ++s)
         if ((out->valid & (1u << s)) && out->dev[s])
             return _skel_spaces[s].download(_skel_spaces[s].ctx, tmp, out->dev[s], out->esz);
     return SKEL_OK;
@@ -5897,7 +6049,7 @@ int skel_tune(const skel_tune_desc *d, skel_plan **plan)
     T.tmpl.out = NULL;
     T.tmpl.result = NULL;
     T.tmpl.group = 0;
-    for (i = 0; i < _skel_nbackends; ++i)
+    for (i = 0; i < _SKEL_LOAD(&_skel_nbackends); ++i)
         if (_skel_backends[i].is_gpu) { T.dev_space = _skel_backends[i].space; break; }
     if (!d->quiet && (isatty(2) || _skel_env_int("SKEL_VERBOSE", 0) > 0)) T.progress = isatty(2) ? 1 : 2;
     if (!d->cost) {     /* warm up: thread pools, kernel compilation; neither measured nor budget */

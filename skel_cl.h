@@ -14,9 +14,11 @@
            #include "skel.h"
            #include "skel_cl.h"
        (SKEL_CL_IMPLEMENTATION alone also works in a file that implements
-       skel.h.)  The backend registers itself before main (GCC/Clang
-       constructor); with other compilers call skel_cl_register() before the
-       first skeleton call.  Link -ldl -lpthread -lm as for skel.h.
+       skel.h.)  The backend adds itself to skel's registry before main
+       (GCC/Clang constructor; with other compilers call skel_cl_register()
+       before the first skeleton call); the OpenCL loader is opened when a
+       GPU is first needed (skel.h, BACKENDS), never by a program that runs
+       on the CPU.  Link -ldl -lpthread -lm as for skel.h.
 
        SKEL_FUNC(float, add, (float a, float b), return a + b;)
        SKEL_REDUCE(sum, add, float)
@@ -278,7 +280,7 @@ typedef struct _skel_cl_dev {
 static struct {
     _skel_cl_api api;
     void *lib;
-    int probed, available, registered, ctor_added;
+    int probed, available, registered;
     int ndev, sel;                  /* devices; the selected one (-1 none) */
     _skel_cl_dev dev[_SKEL_CL_MAX_DEVICES];
     int ready;                      /* context made: 0 not yet, 1 yes, -1 failed */
@@ -869,7 +871,7 @@ int _skel_cl_test_plan(skel_skeleton *sk, const skel_call *c, int compute_units,
     int i;
     memset(&o, 0, sizeof o);
     o.compute_units = compute_units;
-    _skel_init();
+    _skel_init_gpus();
     _SKEL_TRY(_skel_check(sk, c, &sh));
     _SKEL_TRY(_skel_kernel_plan(sk, c, &sh, &o, &p));
     desc[0] = 0;
@@ -1147,7 +1149,12 @@ static void _skel_cl_provide(void)
     _skel_space sp;
     _skel_backend b;
     const skel_cl_device_info *i;
-    if (_skel_cl.registered || !_skel_cl_probe()) return;
+    if (_skel_cl.registered) return;
+    if (!_skel_cl_probe()) {
+        _skel_backend_absent("opencl", !_skel_cl.lib ? "libOpenCL.so.1 not found" : !_skel_cl.ndev ? "no OpenCL platform or device"
+                                                                            : "SKEL_OPENCL_DEVICE names no device");
+        return;
+    }
     memset(&sp, 0, sizeof sp);
     sp.name = "opencl";
     sp.alloc = _skel_cl_alloc;
@@ -1176,21 +1183,13 @@ static void _skel_cl_provide(void)
 }
 
 #if defined(__GNUC__)
-__attribute__((constructor)) static void _skel_cl_ctor(void)
-{
-    _skel_cl.ctor_added = 1;
-    _skel_provider_add(_skel_cl_provide);
-}
+__attribute__((constructor)) static void _skel_cl_ctor(void) { _skel_provider_add(_skel_cl_provide); }
 #endif
 
 int skel_cl_register(void)
 {
-    if (!_skel_cl.ctor_added) {
-        _skel_cl.ctor_added = 1;
-        if (_skel_nbackends == 0) _skel_provider_add(_skel_cl_provide);   /* before the registry is built */
-        else _skel_cl_provide();
-    }
-    _skel_init();
+    _skel_provider_add(_skel_cl_provide);   /* a no-op when the constructor added it */
+    _skel_init_gpus();
     if (!_skel_cl.registered)
         return _skel_fail(SKEL_EBACKEND, "opencl: backend not available (%s)",
                           !_skel_cl.lib ? "libOpenCL.so.1 not found" : !_skel_cl.ndev ? "no OpenCL device"
@@ -1200,7 +1199,7 @@ int skel_cl_register(void)
 
 int skel_cl_device_count(void)
 {
-    _skel_init();
+    _skel_init_gpus();
     pthread_mutex_lock(&_skel_cl_lock);
     _skel_cl_probe();
     pthread_mutex_unlock(&_skel_cl_lock);
@@ -1218,14 +1217,14 @@ int skel_cl_device_get(int index, skel_cl_device_info *out)
 
 int skel_cl_device_selected(void)
 {
-    _skel_init();
+    _skel_init_gpus();
     return _skel_cl.registered ? _skel_cl.sel : -1;
 }
 
 int skel_cl_finish(void)
 {
     int rc = SKEL_OK;
-    _skel_init();
+    _skel_init_gpus();
     pthread_mutex_lock(&_skel_cl_lock);
     if (_skel_cl.ready == 1) rc = _SKEL_CL(clFinish, _skel_cl.queue);
     pthread_mutex_unlock(&_skel_cl_lock);

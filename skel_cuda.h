@@ -13,9 +13,11 @@
            #define SKEL_IMPLEMENTATION
            #include "skel.h"
            #include "skel_cuda.h"
-       The backend registers itself before main (GCC/Clang constructor);
-       with other compilers call skel_cuda_register() before the first
-       skeleton call.  Link -ldl -lpthread -lm as for skel.h.
+       The backend adds itself to skel's registry before main (GCC/Clang
+       constructor; with other compilers call skel_cuda_register() before
+       the first skeleton call); libcuda and NVRTC are opened when a GPU is
+       first needed (skel.h, BACKENDS), never by a program that runs on the
+       CPU.  Link -ldl -lpthread -lm as for skel.h.
 
    WHAT RUNS WHERE
        Containers get a copy in each GPU's memory (a memory space of the
@@ -75,7 +77,10 @@
                                backend "cuda-check" that compiles every
                                kernel a call would use for these
                                architectures, then runs the call on one CPU
-                               core.  Needs only NVRTC.
+                               core.  Needs only NVRTC.  Each name must be
+                               an architecture that NVRTC builds for; a
+                               bad list adds no backend, with a warning
+                               (and SKEL_BACKEND=cuda-check says why)
        SKEL_VERBOSE=1          logs the driver and NVRTC versions, devices,
                                compilations and cache hits
 
@@ -399,11 +404,11 @@ static int _skel_cuda_ndevs;
 static pthread_mutex_t _skel_cuda_lock = PTHREAD_MUTEX_INITIALIZER;
 static skel_cuda_stats _skel_cuda_st;
 
-int skel_cuda_device_count(void) { _skel_init(); return _skel_cuda_ndevs; }
+int skel_cuda_device_count(void) { _skel_init_gpus(); return _skel_cuda_ndevs; }
 
 int skel_cuda_device_get(int index, skel_cuda_device_info *out)
 {
-    _skel_init();
+    _skel_init_gpus();
     if (!out || index < 0 || index >= _skel_cuda_ndevs)
         return _skel_fail(SKEL_EINVAL, "skel_cuda_device_get: no device %d (%d selected)", index, _skel_cuda_ndevs);
     *out = _skel_cuda_devs[index].info;
@@ -1488,7 +1493,7 @@ static int _skel_cuda_check_call(skel_skeleton *sk, const skel_call *c, int bloc
 /* Tests: compile what call c of sk would run, for sm_<arch>, no GPU needed. */
 int _skel_cuda_instance_check(skel_skeleton *sk, const skel_call *call, int arch)
 {
-    _skel_init();
+    _skel_init_gpus();
     if (!_skel_nvrtc_load()) return _skel_fail(SKEL_EBACKEND, "cuda: NVRTC is not available");
     return _skel_cuda_check_call(sk, call, 256, &arch, 1);
 }
@@ -1512,22 +1517,47 @@ static int _skel_cuda_check_run(const _skel_backend *b, const _skel_variant *v, 
                                 const skel_call *c, const _skel_shape *sh);
 static char _skel_cuda_absent[256] = "cuda backend not registered yet";
 
-/* SKEL_CUDA_CHECK=sm_80,sm_90: the compile-check backend (no GPU needed). */
+/* SKEL_CUDA_CHECK=sm_80,sm_90: the compile-check backend (no GPU needed).
+   Every name must be an architecture this NVRTC builds for (sm_9999 would
+   otherwise be compiled for the nearest one it knows); a bad value is
+   refused whole, and the backend's absence says why. */
 static void _skel_cuda_register_check(void)
 {
-    const char *s = getenv("SKEL_CUDA_CHECK");
+    const char *env = getenv("SKEL_CUDA_CHECK"), *s = env;
+    char why[256] = "";
+    int known[128], nknown = 0, i, a;
     _skel_backend b;
-    if (!s || !*s) return;
-    while (*s && _skel_cuda_ncheck < 8) {
-        int a = 0;
+    if (!s || !*s) {
+        _skel_backend_absent("cuda-check", "SKEL_CUDA_CHECK is not set (e.g. SKEL_CUDA_CHECK=sm_80,sm_90)");
+        return;
+    }
+    if (!_skel_nvrtc_load()) {
+        _skel_backend_absent("cuda-check", "NVRTC not found (libnvrtc.so.13/.12/.11, /usr/local/cuda/lib64)");
+        _skel_env_warn("SKEL_CUDA_CHECK=%s: NVRTC not found; no cuda-check backend", env);
+        return;
+    }
+    if (_skel_nvrtc.nvrtcGetNumSupportedArchs(&nknown) != 0 || nknown <= 0 || nknown > 128 ||
+        _skel_nvrtc.nvrtcGetSupportedArchs(known) != 0)
+        nknown = 0;
+    while (*s && !why[0]) {
+        int digits = 0;
         if (strncmp(s, "sm_", 3) == 0) s += 3;
-        while (*s >= '0' && *s <= '9') a = a * 10 + (*s++ - '0');
-        if (a > 0) _skel_cuda_check_archs[_skel_cuda_ncheck++] = a;
-        while (*s && *s != ',') ++s;
+        for (a = 0; *s >= '0' && *s <= '9' && digits < 5; ++digits) a = a * 10 + (*s++ - '0');
+        if (digits < 2 || digits > 4 || (*s && *s != ',')) {
+            snprintf(why, sizeof why, "SKEL_CUDA_CHECK=%s: not a list of sm_XY names", env);
+            break;
+        }
+        for (i = 0; i < nknown && known[i] != a; ++i) {}
+        if (nknown && i == nknown)
+            snprintf(why, sizeof why, "SKEL_CUDA_CHECK=%s: NVRTC %d.%d does not build sm_%d (it knows sm_%d .. sm_%d)", env,
+                     _skel_nvrtc_major, _skel_nvrtc_minor, a, known[0], known[nknown - 1]);
+        else if (_skel_cuda_ncheck < 8) _skel_cuda_check_archs[_skel_cuda_ncheck++] = a;
         if (*s == ',') ++s;
     }
-    if (!_skel_cuda_ncheck || !_skel_nvrtc_load()) {
-        _skel_log(SKEL_LOG_ERROR, "cuda: SKEL_CUDA_CHECK=%s needs NVRTC and sm_XY names", getenv("SKEL_CUDA_CHECK"));
+    if (why[0]) {
+        _skel_cuda_ncheck = 0;
+        _skel_backend_absent("cuda-check", why);
+        _skel_env_warn("%s; no cuda-check backend", why);
         return;
     }
     memset(&b, 0, sizeof b);
@@ -1583,12 +1613,15 @@ static void _skel_cuda_provide(void)
     if (done++) return;
     if (_skel_env_int("SKEL_CUDA_STATS", 0) > 0) atexit(_skel_cuda_print_stats);
     _skel_cuda_register_check();
-    if (!_skel_nvrtc_load()) { snprintf(_skel_cuda_absent, sizeof _skel_cuda_absent, "NVRTC not found"); return; }
-    if (!_skel_cu_load()) { snprintf(_skel_cuda_absent, sizeof _skel_cuda_absent, "libcuda.so.1 not found"); return; }
-    if ((rc = _SKEL_CU(cuInit, (0))) != SKEL_OK || (rc = _SKEL_CU(cuDeviceGetCount, (&n))) != SKEL_OK || n <= 0) {
+    if (!_skel_nvrtc_load()) snprintf(_skel_cuda_absent, sizeof _skel_cuda_absent, "NVRTC not found");
+    else if (!_skel_cu_load()) snprintf(_skel_cuda_absent, sizeof _skel_cuda_absent, "libcuda.so.1 not found");
+    else if ((rc = _SKEL_CU(cuInit, (0))) != SKEL_OK || (rc = _SKEL_CU(cuDeviceGetCount, (&n))) != SKEL_OK || n <= 0) {
         snprintf(_skel_cuda_absent, sizeof _skel_cuda_absent, "no CUDA device (%.200s)",
                  rc != SKEL_OK ? _skel_errbuf : "cuDeviceGetCount: 0");
         _skel_log(SKEL_LOG_INFO, "cuda: %s", _skel_cuda_absent);
+    }
+    if (n <= 0) {
+        _skel_backend_absent("cuda", _skel_cuda_absent);
         return;
     }
     _skel_cu.cuDriverGetVersion(&_skel_cu_driver_version);
@@ -1621,6 +1654,7 @@ static void _skel_cuda_provide(void)
     if (!_skel_cuda_ndevs) {
         snprintf(_skel_cuda_absent, sizeof _skel_cuda_absent, "no usable CUDA device (SKEL_CUDA_DEVICES=%s)",
                  getenv("SKEL_CUDA_DEVICES") ? getenv("SKEL_CUDA_DEVICES") : "");
+        _skel_backend_absent("cuda", _skel_cuda_absent);
         return;
     }
     _skel_cuda_pools();
@@ -1644,15 +1678,14 @@ static void _skel_cuda_provide(void)
 
 int _skel_cuda_candidates_get(skel_variant *out, int max)
 {
-    _skel_init();
+    _skel_init_gpus();
     return _skel_cuda_ndevs ? _skel_cuda_candidates(NULL, out, max) : 0;
 }
 
 int skel_cuda_register(void)
 {
-    if (_skel_nbackends == 0) _skel_provider_add(_skel_cuda_provide);   /* before the registry is built */
-    _skel_init();
-    _skel_cuda_provide();   /* no-op when the registry already ran it */
+    _skel_provider_add(_skel_cuda_provide);     /* a no-op when the constructor added it */
+    _skel_init_gpus();
     if (_skel_cuda_ndevs == 0) return _skel_fail(SKEL_EBACKEND, "cuda: backend unavailable: %s", _skel_cuda_absent);
     return SKEL_OK;
 }

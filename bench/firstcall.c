@@ -18,11 +18,24 @@
    Every timed call ends when its result is complete (_skel_tune_sync).
 
    Usage: bench_firstcall [n ...]      (default 238919 626033)
-   SKEL_CUDA_POOL_MB=0 in the environment: without the memory pool. */
+   SKEL_CUDA_POOL_MB=0 in the environment: without the memory pool.
+
+   bench_firstcall --startup [samples]   (default 21)
+   What skel's first call costs a program that includes all three headers
+   and makes one seq call (a Map of 1000 floats, two containers made
+   first): the time from its first skel function to the end of that call,
+   in a fresh process each sample (this program run again), median and
+   range over the samples.  Conditions, taking turns:
+       lazy     the default plan (1000 elements run on seq)
+       seq      the same with SKEL_BACKEND=seq
+       probed   skel_backend_count() first, which opens every GPU library:
+                what each first call cost while skel probed the GPUs at
+                start-up (the baseline) */
 #include "bench.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SKEL_IMPLEMENTATION
 #include "skel.h"
@@ -54,6 +67,61 @@ static double timed(void)
     return 1e6 * (bench_now() - t0);
 }
 
+SKEL_FUNC(float, twice_f, (float a), return 2 * a;)
+SKEL_MAP(twice, twice_f, float, 1)
+
+/* one sample, in this (fresh) process: microseconds of skel's first call */
+static int startup_child(int probe)
+{
+    skel_vec *a, *r;
+    double t0 = bench_now(), t1;
+    if (probe) skel_backend_count();
+    if (skel_vec_new_fill(&a, SKEL_FLOAT, 1000, &(float){ 1.5f }) != SKEL_OK || skel_vec_new(&r, SKEL_FLOAT, 1000) != SKEL_OK ||
+        skel_map1(twice, r, a) != SKEL_OK) {
+        fprintf(stderr, "first call: %s\n", skel_last_error());
+        return 1;
+    }
+    t1 = bench_now();
+    if (((const float *)skel_read(r))[999] != 3.0f) { fprintf(stderr, "first call: wrong result\n"); return 1; }
+    printf("%.1f\n", 1e6 * (t1 - t0));
+    skel_free(a);
+    skel_free(r);
+    return 0;
+}
+
+/* samples of each condition, one fresh process each, conditions taking turns */
+static int startup(int samples)
+{
+    static const char *const names[3] = { "lazy", "seq", "probed" };
+    double t[3][256];
+    int i, c;
+    if (samples > 256) samples = 256;
+    printf("skel's first call (a seq Map of 1000 floats and its two containers), all three headers, fresh process each;\n"
+           "median [min, max] us of %d\n", samples);
+    for (i = 0; i < samples; ++i)
+        for (c = 0; c < 3; ++c) {
+            char cmd[4200], exe[4096], line[64] = "";
+            ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+            FILE *p;
+            if (n <= 0) return 1;
+            exe[n] = 0;
+            snprintf(cmd, sizeof cmd, "%s'%s' --startup-child %d", c == 1 ? "SKEL_BACKEND=seq " : "env -u SKEL_BACKEND ", exe,
+                     c == 2);
+            if (!(p = popen(cmd, "r")) || !fgets(line, sizeof line, p)) { fprintf(stderr, "%s failed\n", cmd); return 1; }
+            if (pclose(p) != 0) return 1;
+            t[c][i] = atof(line);
+        }
+    for (c = 0; c < 3; ++c) {
+        double lo = t[c][0], hi = t[c][0];
+        for (i = 1; i < samples; ++i) {
+            if (t[c][i] < lo) lo = t[c][i];
+            if (t[c][i] > hi) hi = t[c][i];
+        }
+        printf("%-8s %10.1f  [%.1f, %.1f]\n", names[c], bench_median(t[c], samples), lo, hi);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct { const char *backend; int block; } vs[] = {
@@ -61,6 +129,8 @@ int main(int argc, char **argv)
     };
     size_t sizes[8] = { 238919, 626033 };
     int nsizes = 2, nv = 0, i, v, k;
+    if (argc > 1 && strcmp(argv[1], "--startup-child") == 0) return startup_child(argc > 2 && atoi(argv[2]));
+    if (argc > 1 && strcmp(argv[1], "--startup") == 0) return startup(argc > 2 ? atoi(argv[2]) : 21);
     if (argc > 1) for (nsizes = 0; nsizes < 8 && nsizes + 1 < argc; ++nsizes) sizes[nsizes] = (size_t)atol(argv[nsizes + 1]);
     for (i = 0; i < (int)(sizeof vs / sizeof *vs); ++i) {
         skel_variant var;

@@ -410,3 +410,98 @@ SKEL_TEST(backend_registry_lists_seq_first)
     ST_CHECK(skel_backend_name(n) == NULL);
     ST_CHECK(skel_backend_name(-1) == NULL);
 }
+
+/* ---- the environment ---- */
+/* A bad value of a numeric variable is ignored with a warning that names
+   it, whatever SKEL_VERBOSE says; calls still run. */
+SKEL_TEST_HIDDEN(child_env_bad_numbers)
+{
+    skel_vec *a = fvec(50000, 1), *b = fvec(50000, 2), *o = fvec(50000, 3);
+    ST_OK(skel_map2(e_map2, o, a, b));
+    ST_CHECK(((const float *)skel_read(o))[49999] == 1 + 2 + 2 * 49999 * 0.5f);
+    skel_free(a); skel_free(b); skel_free(o);
+}
+
+SKEL_TEST(env_bad_numbers_are_ignored_with_a_warning_naming_them)
+{
+    static const char *const env[] = { "SKEL_OMP_THREADS=abc", "SKEL_OMP_THRESHOLD=-5", "SKEL_VERBOSE=yes",
+                                       "SKEL_FALLBACK=", NULL };
+    static char out[16384];
+    int rc = st_child("child_env_bad_numbers", env, 60, out, sizeof out);
+    if (rc != 0 || !strstr(out, "1 passed, 0 failed") || !strstr(out, "SKEL_OMP_THREADS=\"abc\"") ||
+        !strstr(out, "SKEL_OMP_THRESHOLD=\"-5\"") || !strstr(out, "SKEL_VERBOSE=\"yes\"") ||
+        !strstr(out, "SKEL_FALLBACK=\"\""))
+        ST_FAIL("status %d:\n%s", rc, out);
+}
+
+/* SKEL_BACKEND=cuda-check says why the backend is absent: the variable it
+   needs is unset, NVRTC is missing, or SKEL_CUDA_CHECK names something
+   that is not an architecture NVRTC builds for (never another one). */
+SKEL_TEST_HIDDEN(child_env_cuda_check_absent)
+{
+    const char *want = getenv("ST_WANT");
+    skel_vec *a = fvec(8, 1), *b = fvec(8, 2), *o = fvec(8, 3);
+    skel_call c;
+    memset(&c, 0, sizeof c);
+    c.in[0] = a; c.in[1] = b; c.out = o;
+    expect_refused(e_map2, &c, SKEL_EBACKEND, "cuda-check", __FILE__, __LINE__);
+    if (want && !strstr(skel_last_error(), want) && !strstr(skel_last_error(), "NVRTC not found"))
+        ST_FAIL("last error \"%s\" does not say \"%s\"", skel_last_error(), want);
+    ST_CHECK(skel_backend_available("cuda-check") == 0);
+    skel_free(a); skel_free(b); skel_free(o);
+}
+
+SKEL_TEST(env_backend_cuda_check_says_why_it_is_absent)
+{
+    static const char *const unset[] = { "SKEL_BACKEND=cuda-check", "SKEL_CUDA_CHECK", "ST_WANT=SKEL_CUDA_CHECK is not set",
+                                         NULL };
+    static const char *const huge[] = { "SKEL_BACKEND=cuda-check", "SKEL_CUDA_CHECK=sm_99999999999",
+                                        "ST_WANT=not a list of sm_XY names", NULL };
+    static const char *const unknown[] = { "SKEL_BACKEND=cuda-check", "SKEL_CUDA_CHECK=sm_80,sm_9999",
+                                           "ST_WANT=does not build sm_9999", NULL };
+    ST_CHILD_OK("child_env_cuda_check_absent", unset, 60);
+    ST_CHILD_OK("child_env_cuda_check_absent", huge, 60);
+    ST_CHILD_OK("child_env_cuda_check_absent", unknown, 60);
+}
+
+/* ---- start-up ---- */
+/* A program that runs on the CPU never opens a GPU library: libcuda, NVRTC
+   and the OpenCL loader are opened when something needs a GPU (here:
+   listing the backends), not at the first call (which cost 25-40 ms). */
+static int mapped(const char *lib)
+{
+    char line[1024];
+    int found = 0;
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return -1;
+    while (!found && fgets(line, sizeof line, f)) found = strstr(line, lib) != NULL;
+    fclose(f);
+    return found;
+}
+
+SKEL_TEST_HIDDEN(child_cpu_call_opens_no_gpu_library)
+{
+    skel_vec *a = fvec(1000, 1), *b = fvec(1000, 2), *o = fvec(1000, 3);
+    skel_plan *p;
+    if (mapped("libOpenCL") < 0) ST_SKIP("no /proc/self/maps");
+    ST_OK(skel_map2(e_map2, o, a, b));                     /* default plan: seq */
+    ST_OK(skel_plan_new(&p));                              /* a CPU plan */
+    ST_OK(skel_plan_add(p, 0, SIZE_MAX, &(skel_variant){ .backend = "seq" }));
+    ST_OK(skel_set_plan(e_map2, p));
+    ST_OK(skel_map2(e_map2, o, a, b));
+    ST_CHECK(((const float *)skel_read(o))[999] == 1 + 2 + 2 * 999 * 0.5f);
+    ST_EQ_INT(mapped("libOpenCL"), 0);
+    ST_EQ_INT(mapped("libcuda"), 0);
+    ST_EQ_INT(mapped("libnvrtc"), 0);
+    ST_CHECK(skel_backend_count() >= 1);                   /* asks about every backend: probes */
+    if (skel_backend_available("opencl")) ST_EQ_INT(mapped("libOpenCL"), 1);
+    ST_OK(skel_set_plan(e_map2, NULL));
+    skel_plan_free(p);
+    skel_free(a); skel_free(b); skel_free(o);
+}
+
+SKEL_TEST(startup_a_cpu_call_opens_no_gpu_library)
+{
+    static const char *const env[] = { "SKEL_BACKEND", NULL };
+    ST_CHILD_OK("child_cpu_call_opens_no_gpu_library", env, 60);
+}
