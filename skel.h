@@ -97,12 +97,23 @@
 
    BACKENDS AND ENVIRONMENT
        seq      one core, always present
+       pool     skel's own worker threads (variant: threads, the calling
+                thread included), present with GCC or Clang
        omp      OpenMP, present when compiled with -fopenmp (variant: threads)
        cuda     skel_cuda.h, when libcuda and NVRTC load and a GPU is there
        opencl   skel_cl.h, when libOpenCL loads and a device is there
        Default without a plan: a GPU backend when the first operand already
-       lives on that GPU, else omp from SKEL_OMP_THRESHOLD elements (default
-       32768) and seq below.
+       lives on that GPU, else pool (omp without it) from
+       SKEL_PARALLEL_THRESHOLD elements (default 32768) and seq below.
+       pool and omp split a call alike; they differ in who waits for whom.
+       An OpenMP region ends in a barrier that waits for every thread of
+       its team, so one thread the OS has descheduled (another process
+       wants the core) holds the call for a time slice.  The pool splits a
+       call into chunks (8 per thread) that the calling thread and the
+       workers claim as they come: a call waits only for chunks already
+       being computed, never for a thread that has not started, and runs
+       at one core's speed at worst.  Workers start on first use, spin for
+       SKEL_POOL_SPIN_US (100) after their last chunk, then sleep.
        GPU backends are probed (libcuda, NVRTC, the OpenCL loader opened,
        devices listed) only when something needs a GPU: a variant or plan
        naming one (skel_plan_add, a plan file), skel_tune, the registry
@@ -114,11 +125,17 @@
                              absent name makes every call fail, with the
                              reason: not compiled in, library or device
                              missing, SKEL_CUDA_CHECK unset or invalid)
+       SKEL_THREADS=n        default pool thread count (else the CPUs this
+                             process may use)
+       SKEL_PIN=1            pin pool worker k to the (k+1)-th CPU (off by
+                             default; needs _GNU_SOURCE on Linux)
        SKEL_OMP_THREADS=n    default OpenMP thread count (else OpenMP's)
-       SKEL_OMP_THRESHOLD=n  size from which the default picks omp
+       SKEL_PARALLEL_THRESHOLD=n  size from which the default goes parallel
+                             (SKEL_OMP_THRESHOLD: its old name, still read)
        SKEL_FALLBACK=1       a call a GPU backend cannot run (out of device
                              memory, a device error) runs again on the CPU
-                             (omp, else seq), with a warning in the log
+                             (pool, else omp, else seq), with a warning in
+                             the log
        SKEL_VERBOSE=1|2      log backend choices (2: and every call) on stderr
        SKEL_PLAN_DIR=dir     folder of the tuner's plan files (see PLAN FILES)
        SKEL_CACHE_DIR=dir    GPU kernel cache (skel_cuda.h, skel_cl.h); "off"
@@ -138,8 +155,10 @@
                                     .time_budget = 20 }, &plan);
        // every later call of dot runs the variant the plan picks for its size
        A *variant* is a backend plus parameters; the tuner considers every
-       available backend x its candidates (omp: 1, 2, 4, ... threads and the
-       core count; GPU backends list block / grid sizes themselves) or the
+       available backend x its candidates (pool: 2, 4, ... threads and the
+       core count; omp only without a pool, 1, 2, 4, ... and the core count:
+       measuring both would halve the budget per variant for the same
+       threads; GPU backends list block / grid sizes themselves) or the
        desc's own list.  It builds a dispatch tree over the box lower..upper
        of context points:
        - Context point (dimensionality reduction): Map, Scan, MapReduce,
@@ -180,8 +199,8 @@
          so far at that point cannot win there and gets no further
          repetitions.  Variants are measured likely-fastest first (the
          ranking at the nearest measured point; at a point over 64 times
-         as large, GPUs, then OpenMP by threads, then seq), OpenMP
-         threads woken before each first call; then every variant within
+         as large, GPUs, then CPU variants by threads, then seq), CPU
+         threads (OpenMP's, the pool's) woken before each first call; then every variant within
          twice the best gets one
          more repetition, after the others ran (a burst of interference can
          spoil all of one variant's back-to-back repetitions), and where
@@ -597,6 +616,26 @@ typedef struct _skel_cpu {
     void (*overlap2d)(const _skel_job *j, size_t row_lo, size_t row_hi);
 } _skel_cpu;
 
+/* The worker pool's internal API, for skel's own headers and tests
+   (documented at the worker pool section of the implementation). */
+typedef void (*_skel_body)(void *ctx, int part, size_t lo, size_t hi);
+typedef struct _skel_task {     /* a function queued on the pool; fields private */
+    int (*fn)(void *arg);
+    void *arg;
+    int status;                 /* fn's result: written before state turns DONE */
+    int state;                  /* atomic: _SKEL_TASK_QUEUED, _RUNNING, _DONE */
+    struct _skel_task *next;    /* queue link, guarded by the pool mutex */
+} _skel_task;
+enum { _SKEL_TASK_QUEUED = 0, _SKEL_TASK_RUNNING, _SKEL_TASK_DONE };
+void _skel_pool_for(int width, int parts, size_t n, _skel_body body, void *ctx);
+size_t _skel_pool_parts(int width, size_t n);
+void _skel_pool_submit(_skel_task *t, int (*fn)(void *arg), void *arg);
+int _skel_task_done(_skel_task *t);
+int _skel_task_wait(_skel_task *t);
+void _skel_pool_wake(int width);
+void _skel_pool_stop(void);
+int _skel_pool_threads(void);
+
 enum { SKEL_KIND_MAP = 1, SKEL_KIND_REDUCE, SKEL_KIND_MAPREDUCE, SKEL_KIND_SCAN,
        SKEL_KIND_OVERLAP, SKEL_KIND_OVERLAP2D, SKEL_KIND_MAPARRAY };
 
@@ -985,6 +1024,9 @@ static inline int _skel_edge_at(ptrdiff_t i, size_t n, int edge, size_t *at)
 #define _SKEL_POSIX2001 1
 #else
 #define _SKEL_POSIX2001 0
+#endif
+#if defined(__linux__) && defined(_GNU_SOURCE)
+#include <sched.h>
 #endif
 
 #if defined(_OPENMP) && !defined(SKEL_NO_OPENMP)
@@ -1408,6 +1450,490 @@ void _skel_cache_unmark(const char *path)
 }
 
 /* ---------------------------------------------------------------------
+   worker pool: the one set of CPU threads skel owns
+   (DESIGN.md "Threads, places and parts").  Nothing else in skel
+   creates threads.  Workers start lazily, the first time a call needs
+   them; idle workers spin for SKEL_POOL_SPIN_US, then sleep on a
+   condition variable (an idle process burns no CPU); they stop at exit,
+   or in _skel_pool_stop, and start again on the next use.
+
+   THE API (all of it; nothing else in the section is meant to be called)
+   _skel_pool_for(width, parts, n, body, ctx)
+       Split [0, n) into `parts` contiguous chunks (chunk p is [lo, hi),
+       the p-th of `parts` near-equal ranges in index order, see
+       _skel_part_range) and run body(ctx, p, lo, hi) once for each, on
+       the calling thread and at most width-1 workers.  Returns when every
+       chunk is done.  Chunks are claimed dynamically, one at a time, and
+       the calling thread claims them too: a call never waits for a
+       worker that took no chunk (a descheduled worker only ever holds
+       the chunk it is running), and a call completes even when no worker
+       helps at all: from inside a chunk or a task (nested use), when
+       every worker is busy, or when threads cannot be created.  The
+       chunks depend only on (n, parts), so the phases of one algorithm
+       (block sums, then block scans) see the same ones.
+   _skel_pool_parts(width, n)
+       The chunk count the CPU backends use for n items at this width:
+       up to _SKEL_POOL_PARTS chunks per thread (so that a slow or late
+       thread holds back little), but chunks of at least _SKEL_POOL_GRAIN
+       items where that still leaves one chunk per thread.
+   _skel_task t; _skel_pool_submit(&t, fn, arg)
+       Queue fn(arg) (returning a status) to run on a worker; returns at
+       once.  t belongs to the caller and must stay alive and unmoved
+       until _skel_task_wait(&t) returns.
+   _skel_task_done(&t)
+       1 once fn has returned (a poll: never blocks).
+   _skel_task_wait(&t)
+       Wait for fn to return and give its status.  A task no worker has
+       taken yet runs on the waiting thread instead, so a wait never
+       depends on a free worker (a task that waits for another task, or
+       a wait from inside a chunk, cannot deadlock the pool).
+   Together these cover the later uses: a split call submits its CPU
+   part (a task that runs _skel_pool_for) and drives the GPUs from the
+   calling thread meanwhile; asynchronous calls and Farm or Pipeline
+   workers are tasks; any of them may call _skel_pool_for from inside.
+   _skel_pool_wake(width)
+       Start the workers a call of this width uses and wake sleeping
+       ones (they spin again for SKEL_POOL_SPIN_US): the tuner calls it
+       before timing a first call, as it wakes OpenMP's threads.
+   _skel_pool_stop()
+       Stop and join every worker (in-flight chunks and queued tasks are
+       finished first).  Registered with atexit when the pool first
+       starts; tests call it to start and stop the pool many times.
+   _skel_pool_threads()
+       Workers running now (for tests and logs).
+
+   Environment (read each time the pool starts): SKEL_THREADS=n the
+   default width of a call (else the CPUs this process may use);
+   SKEL_PIN=1 pins worker k to the (k+1)-th of those CPUs (needs
+   _GNU_SOURCE on Linux; off by default: pinned workers cannot make way
+   for other processes).
+
+   How it works.  A parallel-for in flight owns one of _SKEL_POOL_SLOTS
+   slots.  A slot's state word holds its phase (free, being written,
+   open, closed), how many helpers it admits (width-1) and how many are
+   inside.  A worker enters an open slot by a compare-and-swap that
+   counts it in, reads the slot's parameters (the caller wrote them
+   before it opened the slot, and cannot rewrite them until the slot is
+   free, which needs every helper out), claims chunks with a fetch-add on
+   `next` until none are left, and leaves.  The caller claims chunks the
+   same way, then waits (a short spin, then the condition variable) until
+   `done` counts every chunk, and closes the slot; helpers still inside
+   (they took no chunk) leave later, and the last one out frees the slot.
+   `epoch` counts publications (jobs and tasks): a worker sleeps only if
+   it has not changed since it last looked for work, and a publisher
+   signals only if someone sleeps (both sides use sequentially consistent
+   operations, so one of them sees the other).
+   --------------------------------------------------------------------- */
+#ifndef SKEL_POOL_SPIN_US
+#define SKEL_POOL_SPIN_US 100   /* how long an idle worker or a waiting caller spins before sleeping */
+#endif
+#define _SKEL_POOL_MAX 256      /* the widest call: the caller and 255 workers */
+#define _SKEL_POOL_SLOTS 64     /* parallel-fors in flight at once; more run on their caller alone */
+#define _SKEL_POOL_PARTS 8      /* chunks per thread of a call */
+#define _SKEL_POOL_GRAIN 1024   /* items a chunk should have, where threads allow */
+
+/* Chunk p of `parts` near-equal contiguous ranges of [0, n). */
+static void _skel_part_range(size_t n, size_t parts, size_t p, size_t *lo, size_t *hi)
+{
+    size_t q = n / parts, rem = n % parts;
+    *lo = q * p + (p < rem ? p : rem);
+    *hi = q * (p + 1) + (p + 1 < rem ? p + 1 : rem);
+}
+
+size_t _skel_pool_parts(int width, size_t n)
+{
+    size_t w = width > 1 ? (size_t)width : 1, parts = n / _SKEL_POOL_GRAIN;
+    if (parts > w * _SKEL_POOL_PARTS) parts = w * _SKEL_POOL_PARTS;
+    if (parts < w) parts = w;
+    return parts < n ? parts : (n ? n : 1);
+}
+
+/* Run every chunk on the calling thread, in order. */
+static void _skel_pool_inline(int parts, size_t n, _skel_body body, void *ctx)
+{
+    size_t p, lo, hi;
+    for (p = 0; p < (size_t)parts; ++p) {
+        _skel_part_range(n, (size_t)parts, p, &lo, &hi);
+        body(ctx, (int)p, lo, hi);
+    }
+}
+
+/* The CPUs this process may run on (its affinity mask where the platform
+   says), at least 1. */
+static int _skel_cpu_count(void)
+{
+#if defined(__linux__) && defined(_GNU_SOURCE)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+#endif
+    {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        return n > 0 ? (int)(n < _SKEL_POOL_MAX ? n : _SKEL_POOL_MAX) : 1;
+    }
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+#define _SKEL_POOL 1
+#else
+#define _SKEL_POOL 0            /* no atomics: no pool backend; calls run on their caller */
+#endif
+
+#if _SKEL_POOL
+#if defined(__x86_64__) || defined(__i386__)
+#define _SKEL_PAUSE() __builtin_ia32_pause()
+#elif defined(__aarch64__) || defined(__arm__)
+#define _SKEL_PAUSE() __asm__ __volatile__("yield")
+#else
+#define _SKEL_PAUSE() ((void)0)
+#endif
+#define _SKEL_SC_LOAD(p) __atomic_load_n(p, __ATOMIC_SEQ_CST)
+
+/* slot state word: helpers inside (bits 0-9), helpers admitted (10-19), phase (20-21) */
+enum { _SKEL_SLOT_FREE = 0, _SKEL_SLOT_WRITING = 1, _SKEL_SLOT_OPEN = 2, _SKEL_SLOT_CLOSED = 3 };
+#define _SKEL_SLOT_IN(s) ((s) & 1023u)
+#define _SKEL_SLOT_CAP(s) (((s) >> 10) & 1023u)
+#define _SKEL_SLOT_PHASE(s) ((s) >> 20)
+
+typedef struct _skel_slot {
+    unsigned state;             /* atomic: see above */
+    int parts;                  /* the parameters: written by the owner while WRITING, */
+    size_t n;                   /* read by helpers inside an OPEN slot */
+    _skel_body body;
+    void *ctx;
+    char pad0[64];
+    size_t next;                /* atomic: the next chunk to claim */
+    char pad1[64];
+    size_t done;                /* atomic: chunks finished */
+    int owner_sleeps;           /* atomic: the owner waits on done_cv */
+    char pad2[64];
+} _skel_slot;
+
+static pthread_mutex_t _skel_pool_mu = PTHREAD_MUTEX_INITIALIZER;  /* guards threads, nthreads, stopping,
+                                                                      the task queue, and the sleeps */
+static pthread_cond_t _skel_pool_work_cv = PTHREAD_COND_INITIALIZER;  /* idle workers sleep here */
+static pthread_cond_t _skel_pool_done_cv = PTHREAD_COND_INITIALIZER;  /* owners of jobs and waiters of tasks */
+static struct {
+    pthread_t threads[_SKEL_POOL_MAX];  /* mu */
+    int nthreads;               /* mu (read atomically elsewhere) */
+    int stopping;               /* mu: _skel_pool_stop is joining */
+    int stop;                   /* atomic: workers exit when idle */
+    int pin;                    /* SKEL_PIN: written under mu before workers start */
+    unsigned epoch;             /* atomic: bumped by every publication */
+    int sleepers;               /* atomic: workers asleep on work_cv */
+    int task_waiters;           /* atomic: threads asleep in _skel_task_wait */
+    uint64_t active;            /* atomic: bit i: slot i may be open */
+    _skel_task *head, *tail;    /* mu: tasks no worker took yet */
+    _skel_slot slots[_SKEL_POOL_SLOTS];
+} _skel_pool;
+
+static _SKEL_TLS unsigned _skel_pool_hint;  /* where this thread looks for a free slot first */
+
+/* Spin until *p differs from seen (1) or SKEL_POOL_SPIN_US pass (0). */
+static int _skel_spin_while(const unsigned *p, unsigned seen)
+{
+    double end = 0;
+    int k;
+    for (;;) {
+        for (k = 0; k < 64; ++k) {
+            if (_SKEL_LOAD(p) != seen) return 1;
+            _SKEL_PAUSE();
+        }
+        if (end == 0) end = _skel_now() + 1e-6 * SKEL_POOL_SPIN_US;
+        else if (_skel_now() > end) return 0;
+    }
+}
+
+/* Bump the epoch and wake up to `want` sleeping workers. */
+static void _skel_pool_publish(int want)
+{
+    int sleeping;
+    __atomic_add_fetch(&_skel_pool.epoch, 1u, __ATOMIC_SEQ_CST);
+    if ((sleeping = _SKEL_SC_LOAD(&_skel_pool.sleepers)) == 0 || want <= 0) return;
+    pthread_mutex_lock(&_skel_pool_mu);
+    if (want >= sleeping) pthread_cond_broadcast(&_skel_pool_work_cv);
+    else while (want-- > 0) pthread_cond_signal(&_skel_pool_work_cv);
+    pthread_mutex_unlock(&_skel_pool_mu);
+}
+
+/* Claim and run chunks of slot s until none are left; 1 if it ran any.
+   The finisher of the last chunk wakes a sleeping owner. */
+static int _skel_slot_work(_skel_slot *s)
+{
+    size_t parts = (size_t)s->parts, p, lo, hi;
+    int ran = 0;
+    while ((p = __atomic_fetch_add(&s->next, 1, __ATOMIC_RELAXED)) < parts) {
+        _skel_part_range(s->n, parts, p, &lo, &hi);
+        s->body(s->ctx, (int)p, lo, hi);
+        ran = 1;
+        if (__atomic_add_fetch(&s->done, 1, __ATOMIC_SEQ_CST) == parts && _SKEL_SC_LOAD(&s->owner_sleeps)) {
+            pthread_mutex_lock(&_skel_pool_mu);
+            pthread_cond_broadcast(&_skel_pool_done_cv);
+            pthread_mutex_unlock(&_skel_pool_mu);
+        }
+    }
+    return ran;
+}
+
+/* A worker helps with slot i if it is open and admits one more helper. */
+static int _skel_slot_help(_skel_slot *s)
+{
+    unsigned st = __atomic_load_n(&s->state, __ATOMIC_RELAXED), nst;
+    int ran;
+    do {
+        if (_SKEL_SLOT_PHASE(st) != _SKEL_SLOT_OPEN || _SKEL_SLOT_IN(st) >= _SKEL_SLOT_CAP(st)) return 0;
+    } while (!__atomic_compare_exchange_n(&s->state, &st, st + 1, 1, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+    ran = _skel_slot_work(s);
+    st = __atomic_load_n(&s->state, __ATOMIC_RELAXED);
+    do {    /* leave; the last helper out of a closed slot frees it */
+        nst = _SKEL_SLOT_PHASE(st) == _SKEL_SLOT_CLOSED && _SKEL_SLOT_IN(st) == 1 ? 0u : st - 1;
+    } while (!__atomic_compare_exchange_n(&s->state, &st, nst, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+    return ran;
+}
+
+/* Run the first queued task, if any; 1 if it ran one. */
+static int _skel_pool_run_task(void)
+{
+    _skel_task *t;
+    pthread_mutex_lock(&_skel_pool_mu);
+    if ((t = _skel_pool.head) != NULL) {
+        if (!(_skel_pool.head = t->next)) _skel_pool.tail = NULL;
+        __atomic_store_n(&t->state, _SKEL_TASK_RUNNING, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&_skel_pool_mu);
+    if (!t) return 0;
+    t->status = t->fn(t->arg);
+    __atomic_store_n(&t->state, _SKEL_TASK_DONE, __ATOMIC_SEQ_CST);   /* t may be gone after this */
+    if (_SKEL_SC_LOAD(&_skel_pool.task_waiters)) {
+        pthread_mutex_lock(&_skel_pool_mu);
+        pthread_cond_broadcast(&_skel_pool_done_cv);
+        pthread_mutex_unlock(&_skel_pool_mu);
+    }
+    return 1;
+}
+
+static void _skel_pool_pin(int k)
+{
+#if defined(__linux__) && defined(_GNU_SOURCE)
+    cpu_set_t all, one;
+    int c, seen = -1;
+    if (sched_getaffinity(0, sizeof all, &all) != 0 || CPU_COUNT(&all) == 0) return;
+    k %= CPU_COUNT(&all);
+    CPU_ZERO(&one);
+    for (c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &all) && ++seen == (k + 1) % CPU_COUNT(&all)) { CPU_SET(c, &one); break; }
+    if (pthread_setaffinity_np(pthread_self(), sizeof one, &one) != 0)
+        _skel_log(SKEL_LOG_WARN, "SKEL_PIN: worker %d could not be pinned", k);
+#else
+    (void)k;
+#endif
+}
+
+static _SKEL_TLS int _skel_pool_self;   /* 1 + worker index on a worker thread, else 0 */
+
+static void *_skel_pool_worker(void *arg)
+{
+    int i;
+    _skel_pool_self = (int)(intptr_t)arg + 1;
+    if (_skel_pool.pin) _skel_pool_pin(_skel_pool_self - 1);
+    for (;;) {
+        unsigned seen = _SKEL_SC_LOAD(&_skel_pool.epoch);
+        uint64_t m = _SKEL_LOAD(&_skel_pool.active);
+        int worked = 0;
+        for (i = 0; m; ++i, m >>= 1)
+            if (m & 1) worked |= _skel_slot_help(&_skel_pool.slots[i]);
+        if (worked || _skel_pool_run_task()) continue;
+        if (_SKEL_LOAD(&_skel_pool.stop)) break;
+        if (_skel_spin_while(&_skel_pool.epoch, seen)) continue;
+        pthread_mutex_lock(&_skel_pool_mu);
+        __atomic_add_fetch(&_skel_pool.sleepers, 1, __ATOMIC_SEQ_CST);
+        while (_SKEL_SC_LOAD(&_skel_pool.epoch) == seen && !_SKEL_LOAD(&_skel_pool.stop))
+            pthread_cond_wait(&_skel_pool_work_cv, &_skel_pool_mu);
+        __atomic_sub_fetch(&_skel_pool.sleepers, 1, __ATOMIC_SEQ_CST);
+        pthread_mutex_unlock(&_skel_pool_mu);
+    }
+    return NULL;
+}
+
+void _skel_pool_stop(void);
+static void _skel_pool_atexit(void) { atexit(_skel_pool_stop); }
+
+/* Make sure `want` workers run (at most _SKEL_POOL_MAX - 1); fewer if
+   threads cannot be created, which only costs parallelism. */
+static void _skel_pool_start(int want)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    sigset_t all, old;
+    if (want > _SKEL_POOL_MAX - 1) want = _SKEL_POOL_MAX - 1;
+    if (__atomic_load_n(&_skel_pool.nthreads, __ATOMIC_ACQUIRE) >= want) return;
+    pthread_once(&once, _skel_pool_atexit);
+    pthread_mutex_lock(&_skel_pool_mu);
+    if (!_skel_pool.stopping && _skel_pool.nthreads == 0)
+        _skel_pool.pin = _skel_env_int("SKEL_PIN", 0) > 0;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);   /* workers take no signals: the caller's threads do */
+    while (!_skel_pool.stopping && _skel_pool.nthreads < want) {
+        int rc = pthread_create(&_skel_pool.threads[_skel_pool.nthreads], NULL, _skel_pool_worker,
+                                (void *)(intptr_t)_skel_pool.nthreads);
+        if (rc != 0) {
+            _skel_log(SKEL_LOG_WARN, "worker pool: cannot start thread %d (%s); running with %d",
+                      _skel_pool.nthreads + 1, strerror(rc), _skel_pool.nthreads);
+            break;
+        }
+        __atomic_store_n(&_skel_pool.nthreads, _skel_pool.nthreads + 1, __ATOMIC_RELEASE);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_mutex_unlock(&_skel_pool_mu);
+}
+
+void _skel_pool_stop(void)
+{
+    int i, n;
+    pthread_mutex_lock(&_skel_pool_mu);
+    if (_skel_pool.stopping) { pthread_mutex_unlock(&_skel_pool_mu); return; }
+    _skel_pool.stopping = 1;
+    __atomic_store_n(&_skel_pool.stop, 1, __ATOMIC_SEQ_CST);
+    pthread_cond_broadcast(&_skel_pool_work_cv);
+    n = _skel_pool.nthreads;
+    pthread_mutex_unlock(&_skel_pool_mu);
+    for (i = 0; i < n; ++i) pthread_join(_skel_pool.threads[i], NULL);   /* (the array is stable: stopping) */
+    pthread_mutex_lock(&_skel_pool_mu);
+    __atomic_store_n(&_skel_pool.nthreads, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&_skel_pool.stop, 0, __ATOMIC_SEQ_CST);
+    _skel_pool.stopping = 0;
+    pthread_mutex_unlock(&_skel_pool_mu);
+}
+
+int _skel_pool_threads(void) { return __atomic_load_n(&_skel_pool.nthreads, __ATOMIC_ACQUIRE); }
+
+void _skel_pool_wake(int width)
+{
+    _skel_pool_start(width - 1);
+    _skel_pool_publish(width - 1);
+}
+
+/* A free slot, now WRITING, or NULL when all are in use. */
+static _skel_slot *_skel_slot_take(void)
+{
+    unsigned i, k;
+    for (k = 0; k < _SKEL_POOL_SLOTS; ++k) {
+        unsigned free_ = 0;
+        i = (_skel_pool_hint + k) % _SKEL_POOL_SLOTS;
+        if (__atomic_compare_exchange_n(&_skel_pool.slots[i].state, &free_, (unsigned)_SKEL_SLOT_WRITING << 20, 0,
+                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            _skel_pool_hint = i;
+            return &_skel_pool.slots[i];
+        }
+    }
+    return NULL;
+}
+
+/* Wait until every chunk of the owner's slot is done: spin, then sleep. */
+static void _skel_slot_wait(_skel_slot *s)
+{
+    size_t parts = (size_t)s->parts;
+    double end = 0;
+    int k;
+    for (;;) {
+        for (k = 0; k < 64; ++k) {
+            if (_SKEL_LOAD(&s->done) == parts) return;
+            _SKEL_PAUSE();
+        }
+        if (end == 0) end = _skel_now() + 1e-6 * SKEL_POOL_SPIN_US;
+        else if (_skel_now() > end) break;
+    }
+    __atomic_store_n(&s->owner_sleeps, 1, __ATOMIC_SEQ_CST);
+    pthread_mutex_lock(&_skel_pool_mu);
+    while (_SKEL_SC_LOAD(&s->done) != parts) pthread_cond_wait(&_skel_pool_done_cv, &_skel_pool_mu);
+    pthread_mutex_unlock(&_skel_pool_mu);
+}
+
+void _skel_pool_for(int width, int parts, size_t n, _skel_body body, void *ctx)
+{
+    _skel_slot *s;
+    unsigned i, st, nst, helpers;
+    if (width > _SKEL_POOL_MAX) width = _SKEL_POOL_MAX;
+    helpers = (unsigned)(width < parts ? width : parts) - 1;
+    if (parts <= 1 || width <= 1) { _skel_pool_inline(parts, n, body, ctx); return; }
+    _skel_pool_start((int)helpers);
+    if (_skel_pool_threads() == 0 || !(s = _skel_slot_take())) { _skel_pool_inline(parts, n, body, ctx); return; }
+    i = (unsigned)(s - _skel_pool.slots);
+    s->parts = parts; s->n = n; s->body = body; s->ctx = ctx;
+    __atomic_store_n(&s->next, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->done, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->owner_sleeps, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->state, ((unsigned)_SKEL_SLOT_OPEN << 20) | (helpers << 10), __ATOMIC_RELEASE);
+    __atomic_fetch_or(&_skel_pool.active, (uint64_t)1 << i, __ATOMIC_RELEASE);
+    _skel_pool_publish((int)helpers);
+    _skel_slot_work(s);
+    _skel_slot_wait(s);
+    __atomic_fetch_and(&_skel_pool.active, ~((uint64_t)1 << i), __ATOMIC_RELAXED);
+    st = __atomic_load_n(&s->state, __ATOMIC_RELAXED);
+    do {    /* close; free it now if no helper is inside */
+        nst = _SKEL_SLOT_IN(st) == 0 ? 0u : (st & 1023u) | ((unsigned)_SKEL_SLOT_CLOSED << 20);
+    } while (!__atomic_compare_exchange_n(&s->state, &st, nst, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+}
+
+void _skel_pool_submit(_skel_task *t, int (*fn)(void *), void *arg)
+{
+    int def = _skel_cpu_count() - 1;
+    t->fn = fn; t->arg = arg; t->status = 0; t->next = NULL;
+    __atomic_store_n(&t->state, _SKEL_TASK_QUEUED, __ATOMIC_RELAXED);
+    _skel_pool_start(def > 1 ? def : 1);
+    pthread_mutex_lock(&_skel_pool_mu);
+    if (_skel_pool.tail) _skel_pool.tail->next = t;
+    else _skel_pool.head = t;
+    _skel_pool.tail = t;
+    pthread_mutex_unlock(&_skel_pool_mu);
+    _skel_pool_publish(1);
+}
+
+int _skel_task_done(_skel_task *t) { return _SKEL_LOAD(&t->state) == _SKEL_TASK_DONE; }
+
+int _skel_task_wait(_skel_task *t)
+{
+    int mine = 0;
+    pthread_mutex_lock(&_skel_pool_mu);
+    if (__atomic_load_n(&t->state, __ATOMIC_RELAXED) == _SKEL_TASK_QUEUED) {   /* unlink it: run it here */
+        _skel_task **pp = &_skel_pool.head, *prev = NULL;
+        while (*pp != t) { prev = *pp; pp = &(*pp)->next; }
+        *pp = t->next;
+        if (_skel_pool.tail == t) _skel_pool.tail = prev;
+        mine = 1;
+    } else if (_SKEL_LOAD(&t->state) != _SKEL_TASK_DONE) {
+        __atomic_add_fetch(&_skel_pool.task_waiters, 1, __ATOMIC_SEQ_CST);
+        while (_SKEL_SC_LOAD(&t->state) != _SKEL_TASK_DONE) pthread_cond_wait(&_skel_pool_done_cv, &_skel_pool_mu);
+        __atomic_sub_fetch(&_skel_pool.task_waiters, 1, __ATOMIC_SEQ_CST);
+    }
+    pthread_mutex_unlock(&_skel_pool_mu);
+    if (mine) {
+        t->status = t->fn(t->arg);
+        __atomic_store_n(&t->state, _SKEL_TASK_DONE, __ATOMIC_RELEASE);
+    }
+    return t->status;
+}
+
+#else   /* no atomics: every call runs on its caller; tasks run when waited for */
+void _skel_pool_for(int width, int parts, size_t n, _skel_body body, void *ctx)
+{
+    (void)width;
+    _skel_pool_inline(parts, n, body, ctx);
+}
+void _skel_pool_submit(_skel_task *t, int (*fn)(void *), void *arg)
+{
+    t->fn = fn; t->arg = arg; t->status = 0; t->state = _SKEL_TASK_QUEUED;
+}
+int _skel_task_done(_skel_task *t) { return t->state == _SKEL_TASK_DONE; }
+int _skel_task_wait(_skel_task *t)
+{
+    if (t->state != _SKEL_TASK_DONE) { t->status = t->fn(t->arg); t->state = _SKEL_TASK_DONE; }
+    return t->status;
+}
+void _skel_pool_wake(int width) { (void)width; }
+void _skel_pool_stop(void) {}
+int _skel_pool_threads(void) { return 0; }
+#endif
+
+/* ---------------------------------------------------------------------
    types
    --------------------------------------------------------------------- */
 static const skel_type_info _skel_types[SKEL_TYPE_COUNT] = {
@@ -1650,6 +2176,8 @@ static struct {
     int forced;                 /* SKEL_BACKEND: -1 none, -2 unknown, else index */
     char forced_name[64];
     int omp_threads, omp_threshold;
+    int pool_threads;           /* SKEL_THREADS: the pool's default width (0: the CPU count) */
+    int omp_backend, pool_backend;  /* registry indices, -1 when absent */
     int fallback;               /* SKEL_FALLBACK: a GPU call that fails runs again on the CPU */
 } _skel_env;                    /* written once (_skel_init_once), read-only after */
 
@@ -1728,6 +2256,7 @@ static const char *_skel_backend_why(const char *name, char *buf, size_t size)
 {
     static const struct { const char *name, *how; } known[] = {
         { "omp", "not compiled in (build with -fopenmp, without SKEL_NO_OPENMP)" },
+        { "pool", "not compiled in (it needs GCC's or Clang's atomic builtins)" },
         { "cuda", "not compiled in (include skel_cuda.h after skel.h in the implementation file)" },
         { "opencl", "not compiled in (include skel_cl.h after skel.h in the implementation file)" },
         { "cuda-check", "not compiled in (include skel_cuda.h and set SKEL_CUDA_CHECK=sm_XY)" }
@@ -1745,12 +2274,27 @@ static const char *_skel_backend_why(const char *name, char *buf, size_t size)
     pthread_mutex_unlock(&_skel_gpu_lock);
     for (i = 0; i < sizeof known / sizeof *known; ++i)
         if (strcmp(name, known[i].name) == 0) return snprintf(buf, size, "%s", known[i].how), buf;
-    snprintf(buf, size, "unknown (known: seq, omp, cuda, opencl, cuda-check)");
+    snprintf(buf, size, "unknown (known: seq, pool, omp, cuda, opencl, cuda-check)");
     return buf;
 }
 
 static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_skeleton *sk,
                          const skel_call *c, const _skel_shape *sh);
+static int _skel_pool_default_threads(void);
+
+/* The pool's tuning candidates: 2, 4, 8, ... threads below the default
+   width, and the default width (pool/1 would be seq). */
+static int _skel_pool_candidates(const struct _skel_backend *b, skel_variant *out, int max)
+{
+    int cores = _skel_pool_default_threads(), th, m = 0;
+    (void)b;
+    for (th = 2; th <= cores && m < max; th = th < cores && th * 2 > cores ? cores : th * 2) {
+        memset(&out[m], 0, sizeof out[0]);
+        out[m++].threads = th;
+        if (th == cores) break;
+    }
+    return m;
+}
 
 static void _skel_init_once(void)
 {
@@ -1758,15 +2302,24 @@ static void _skel_init_once(void)
     const char *forced = getenv("SKEL_BACKEND");
     pthread_once(&_skel_verbose_once, _skel_verbose_read);
     _skel_backend_register(&seq);
+    _skel_env.omp_backend = _skel_env.pool_backend = -1;
 #if _SKEL_OMP
     {
         _skel_backend omp = { "omp", 0, 0, NULL, _skel_cpu_run, NULL, "" };
         snprintf(omp.info, sizeof omp.info, "OpenMP, %d threads", omp_get_max_threads());
-        _skel_backend_register(&omp);
+        _skel_env.omp_backend = _skel_backend_register(&omp);
+    }
+#endif
+    _skel_env.pool_threads = _skel_env_int_max("SKEL_THREADS", 0, _SKEL_POOL_MAX);
+#if _SKEL_POOL
+    {
+        _skel_backend pool = { "pool", 0, 0, NULL, _skel_cpu_run, _skel_pool_candidates, "" };
+        snprintf(pool.info, sizeof pool.info, "worker pool, %d threads", _skel_pool_default_threads());
+        _skel_env.pool_backend = _skel_backend_register(&pool);
     }
 #endif
     _skel_env.omp_threads = _skel_env_int("SKEL_OMP_THREADS", 0);
-    _skel_env.omp_threshold = _skel_env_int("SKEL_OMP_THRESHOLD", 32768);
+    _skel_env.omp_threshold = _skel_env_int("SKEL_PARALLEL_THRESHOLD", _skel_env_int("SKEL_OMP_THRESHOLD", 32768));
     _skel_env.fallback = _skel_env_int("SKEL_FALLBACK", 0) > 0;
     _skel_env.forced = -1;
     if (forced && *forced) {
@@ -1807,6 +2360,9 @@ static int _skel_variant_resolve(const skel_variant *v, _skel_variant *out)
                           _skel_backend_why(v->backend, why, sizeof why));
     if (v->threads < 0 || v->block < 0 || v->grid < 0 || v->devices < 0)
         return _skel_fail(SKEL_EINVAL, "variant %s: negative parameter", v->backend);
+    if (b == _skel_env.pool_backend && v->threads > _SKEL_POOL_MAX)
+        return _skel_fail(SKEL_EINVAL, "variant pool: %d threads, more than the pool's %d", v->threads,
+                          _SKEL_POOL_MAX);
     out->backend = b;
     out->threads = v->threads; out->block = v->block;
     out->grid = v->grid; out->devices = v->devices;
@@ -1821,11 +2377,19 @@ static void _skel_variant_public(const _skel_variant *v, skel_variant *out)
 }
 
 /* ---------------------------------------------------------------------
-   CPU backends: seq and omp share this code; seq is omp with one thread
-   and no parallel region.  Each range below calls a chunk function the
-   instance macro generated, with the user function inlined in its loop.
+   CPU backends: seq, omp and pool share this code.  A call splits its
+   data into parts; seq runs them all on the calling thread, omp one per
+   thread of a team, pool lets the calling thread and the worker pool
+   claim them (see the worker pool above).  Each range below calls a
+   chunk function the instance macro generated, with the user function
+   inlined in its loop.
    --------------------------------------------------------------------- */
-typedef void (*_skel_body)(void *ctx, int t, size_t lo, size_t hi);
+enum { _SKEL_RUN_SEQ = 0, _SKEL_RUN_OMP, _SKEL_RUN_POOL };
+/* How one CPU call runs its parallel phases. */
+typedef struct _skel_par {
+    int how;                    /* _SKEL_RUN_SEQ, _SKEL_RUN_OMP or _SKEL_RUN_POOL */
+    int threads;                /* omp: the team; pool: the width (calling thread included) */
+} _skel_par;
 
 #if _SKEL_OMP
 /* The largest team opened so far.  GNU libgomp ends the threads a smaller
@@ -1837,16 +2401,28 @@ typedef void (*_skel_body)(void *ctx, int t, size_t lo, size_t hi);
 static int _skel_omp_team;
 #endif
 
+/* How many parts a phase over n items has: one per omp thread (the omp
+   split depends only on the thread count, as it always did), the pool's
+   chunk count, 1 on seq. */
+static size_t _skel_parts(const _skel_par *par, size_t n)
+{
+    if (par->how == _SKEL_RUN_POOL) return _skel_pool_parts(par->threads, n);
+    return par->how == _SKEL_RUN_OMP && par->threads > 1 ? (size_t)par->threads : 1;
+}
+
 /* Split [0, n) into `parts` contiguous ranges, in order, run in parallel.
    The split depends only on parts and n (not on how many threads OpenMP
-   grants), so multi-phase algorithms see the same ranges every phase. */
-static void _skel_parallel(int parts, size_t n, _skel_body body, void *ctx)
+   grants, nor on which threads of the pool take them), so multi-phase
+   algorithms see the same ranges every phase. */
+static void _skel_parallel(const _skel_par *par, size_t parts_, size_t n, _skel_body body, void *ctx)
 {
+    int parts = (int)parts_;
 #if _SKEL_OMP
     int team;
 #endif
     if (parts <= 1 || n < 2) { body(ctx, 0, 0, n); return; }
     if ((size_t)parts > n) parts = (int)n;
+    if (par->how == _SKEL_RUN_POOL) { _skel_pool_for(par->threads, parts, n, body, ctx); return; }
 #if _SKEL_OMP
     #pragma omp atomic read
     team = _skel_omp_team;
@@ -1857,27 +2433,27 @@ static void _skel_parallel(int parts, size_t n, _skel_body body, void *ctx)
     }
     #pragma omp parallel num_threads(team)
     {
-        size_t np = (size_t)parts, p, q = n / np, rem = n % np;
-        for (p = (size_t)omp_get_thread_num(); p < np; p += (size_t)omp_get_num_threads())
-            body(ctx, (int)p, q * p + (p < rem ? p : rem), q * (p + 1) + (p + 1 < rem ? p + 1 : rem));
+        size_t np = (size_t)parts, p, lo, hi;
+        for (p = (size_t)omp_get_thread_num(); p < np; p += (size_t)omp_get_num_threads()) {
+            _skel_part_range(n, np, p, &lo, &hi);
+            body(ctx, (int)p, lo, hi);
+        }
     }
 #else
-    {
-        size_t np = (size_t)parts, p, q = n / np, rem = n % np;
-        for (p = 0; p < np; ++p)
-            body(ctx, (int)p, q * p + (p < rem ? p : rem), q * (p + 1) + (p + 1 < rem ? p + 1 : rem));
-    }
+    _skel_pool_inline(parts, n, body, ctx);
 #endif
 }
 
 typedef struct _skel_cpu_ctx {
     const skel_skeleton *sk;
+    _skel_par par;
     _skel_job job;
     size_t esz, n, rows, cols;
     int exclusive, has_init;
-    unsigned char *partial;     /* one partial result per thread */
+    unsigned char *partial;     /* one partial result per part */
     unsigned char *have;        /* partial[t] was written */
-    const void *carry;          /* per-thread carries for scans */
+    unsigned char *carries;     /* per-part carries for scans */
+    const void *carry;          /* the carries (or the init of a row scan) the scan phase reads */
     const unsigned char *src;   /* MapOverlap source and destination */
     unsigned char *dst;
     int failed;                 /* a thread could not allocate */
@@ -1899,37 +2475,39 @@ static void _skel_body_reduce(void *p, int t, size_t lo, size_t hi)
     c->have[t] = 1;
 }
 
-/* Combine the written partials in thread (= index) order into result. */
-static void _skel_combine(const _skel_cpu_ctx *c, int threads, void *result)
+/* Combine the written partials in part (= index) order into result. */
+static void _skel_combine(const _skel_cpu_ctx *c, size_t parts, void *result)
 {
     _skel_job j;
-    int t, k = 0;
+    size_t t, k = 0;
     memset(&j, 0, sizeof j);
-    for (t = 0; t < threads; ++t)
+    for (t = 0; t < parts; ++t)
         if (c->have[t]) memmove(c->partial + (size_t)k++ * c->esz, c->partial + (size_t)t * c->esz, c->esz);
     j.in[0] = c->partial;
-    c->sk->cpu.reduce(&j, 0, (size_t)k, result);
+    c->sk->cpu.reduce(&j, 0, k, result);
 }
 
-#define _SKEL_STACK_THREADS 64
+/* Per-part scratch of one call: a partial result and a scan carry per
+   part (esz bytes each, whatever the result type) and a written flag;
+   on the stack when small, else on the heap. */
 typedef struct _skel_partials {
-    unsigned char stack[_SKEL_STACK_THREADS * 8], have_stack[_SKEL_STACK_THREADS];
+    union { unsigned char b[2048]; double d; uint64_t u; void *p; } stack;
     unsigned char *heap;
 } _skel_partials;
 
-static int _skel_partials_get(_skel_partials *p, _skel_cpu_ctx *c, int threads)
+static int _skel_partials_get(_skel_partials *p, _skel_cpu_ctx *c, size_t parts)
 {
+    size_t need = parts * (2 * c->esz + 1);
+    unsigned char *m = p->stack.b;
     p->heap = NULL;
-    if (threads <= _SKEL_STACK_THREADS) {
-        c->partial = p->stack;
-        c->have = p->have_stack;
-    } else {
-        p->heap = (unsigned char *)SKEL_MALLOC((size_t)threads * 9);
-        if (!p->heap) return _skel_fail(SKEL_ENOMEM, "out of memory for %d partial results", threads);
-        c->partial = p->heap;
-        c->have = p->heap + (size_t)threads * 8;
+    if (need > sizeof p->stack.b) {
+        if (!(m = p->heap = (unsigned char *)SKEL_MALLOC(need)))
+            return _skel_fail(SKEL_ENOMEM, "out of memory for %zu partial results", parts);
     }
-    memset(c->have, 0, (size_t)threads);
+    c->partial = m;
+    c->carries = m + parts * c->esz;
+    c->have = m + 2 * parts * c->esz;
+    memset(c->have, 0, parts);
     return SKEL_OK;
 }
 
@@ -1938,19 +2516,20 @@ static int _skel_partials_get(_skel_partials *p, _skel_cpu_ctx *c, int threads)
    below 4096 elements): the tuner decides where threads pay, and omp/16
    that ran serially at n = 2306 tied with seq there, closed a leaf up to
    14142 and was 1.9 times slower than seq at n = 5981.  (Calls without a
-   plan reach omp from SKEL_OMP_THRESHOLD = 32768 elements.) */
-static int _skel_reduce_range(_skel_cpu_ctx *c, int threads, size_t n, void *result)
+   plan go parallel from SKEL_PARALLEL_THRESHOLD elements.) */
+static int _skel_reduce_range(_skel_cpu_ctx *c, size_t n, void *result)
 {
     _skel_partials p;
+    size_t parts = _skel_parts(&c->par, n);
     int rc;
-    if (threads <= 1 || n < 2) {
+    if (parts <= 1 || n < 2) {
         if (c->sk->kind == SKEL_KIND_MAPREDUCE) c->sk->cpu.mapreduce(&c->job, 0, n, result);
         else c->sk->cpu.reduce(&c->job, 0, n, result);
         return SKEL_OK;
     }
-    if ((rc = _skel_partials_get(&p, c, threads)) != SKEL_OK) return rc;
-    _skel_parallel(threads, n, _skel_body_reduce, c);
-    _skel_combine(c, threads, result);
+    if ((rc = _skel_partials_get(&p, c, parts)) != SKEL_OK) return rc;
+    _skel_parallel(&c->par, parts, n, _skel_body_reduce, c);
+    _skel_combine(c, parts, result);
     SKEL_FREE(p.heap);
     return SKEL_OK;
 }
@@ -1975,18 +2554,17 @@ static void _skel_body_reduce_cols(void *p, int t, size_t lo, size_t hi)
     c->have[t] = 1;
 }
 
-static int _skel_cpu_reduce(_skel_cpu_ctx *c, int threads, const skel_call *call, skel_vec *in, void *out,
-                            size_t n)
+static int _skel_cpu_reduce(_skel_cpu_ctx *c, const skel_call *call, skel_vec *in, void *out, size_t n)
 {
     if (call->direction == SKEL_WHOLE || c->sk->kind == SKEL_KIND_MAPREDUCE)
-        return _skel_reduce_range(c, threads, n, call->out ? out : call->result);
+        return _skel_reduce_range(c, n, call->out ? out : call->result);
     c->src = (const unsigned char *)c->job.in[0];
     c->cols = in->cols;
     if (call->direction == SKEL_ROWS) {
         size_t r;
         c->dst = (unsigned char *)out;
-        if (in->rows >= (size_t)threads || threads <= 1) {
-            _skel_parallel(threads, in->rows, _skel_body_reduce_rows, c);
+        if (in->rows >= (size_t)c->par.threads || c->par.threads <= 1) {
+            _skel_parallel(&c->par, _skel_parts(&c->par, in->rows), in->rows, _skel_body_reduce_rows, c);
             return SKEL_OK;
         }
         for (r = 0; r < in->rows; ++r) {    /* few long rows: parallelise within each */
@@ -1994,32 +2572,29 @@ static int _skel_cpu_reduce(_skel_cpu_ctx *c, int threads, const skel_call *call
             int st;
             rc.job.in[0] = c->src + r * in->cols * c->esz;
             /* (short rows stay on one thread each: not worth a team per row) */
-            if ((st = _skel_reduce_range(&rc, in->cols < 4096 ? 1 : threads, in->cols,
-                                         (unsigned char *)out + r * c->esz)) != SKEL_OK)
+            if (in->cols < 4096) rc.par.how = _SKEL_RUN_SEQ;
+            if ((st = _skel_reduce_range(&rc, in->cols, (unsigned char *)out + r * c->esz)) != SKEL_OK)
                 return st;
         }
         return SKEL_OK;
     }
-    /* columns: each thread folds a block of rows into a partial row; the
+    /* columns: each part folds a block of rows into a partial row; the
        partial rows are then folded in order. */
     {
-        int nt = threads < 1 ? 1 : threads, t, k = 0;
-        unsigned char have[_SKEL_STACK_THREADS];
+        size_t nt = _skel_parts(&c->par, in->rows), t, k = 0, rb = in->cols * c->esz;
         _skel_job j;
-        if (nt > _SKEL_STACK_THREADS) nt = _SKEL_STACK_THREADS;
-        if ((size_t)nt > in->rows) nt = (int)in->rows;
-        c->dst = (unsigned char *)SKEL_MALLOC((size_t)nt * in->cols * c->esz + 1);
+        if (nt > in->rows) nt = in->rows;
+        c->dst = (unsigned char *)SKEL_MALLOC(nt * rb + nt + 1);
         if (!c->dst) return _skel_fail(SKEL_ENOMEM, "column reduce: out of memory");
-        c->have = have;
-        memset(have, 0, sizeof have);
-        _skel_parallel(nt, in->rows, _skel_body_reduce_cols, c);
+        c->have = c->dst + nt * rb;
+        memset(c->have, 0, nt);
+        _skel_parallel(&c->par, nt, in->rows, _skel_body_reduce_cols, c);
         for (t = 0; t < nt; ++t)
-            if (have[t]) memmove(c->dst + (size_t)k++ * in->cols * c->esz,
-                                 c->dst + (size_t)t * in->cols * c->esz, in->cols * c->esz);
+            if (c->have[t]) memmove(c->dst + k++ * rb, c->dst + t * rb, rb);
         memset(&j, 0, sizeof j);
         j.in[0] = c->dst;
         j.cols = in->cols;
-        c->sk->cpu.reduce_cols(&j, 0, (size_t)k, out, 0);
+        c->sk->cpu.reduce_cols(&j, 0, k, out, 0);
         SKEL_FREE(c->dst);
         return SKEL_OK;
     }
@@ -2043,32 +2618,32 @@ static void _skel_body_scan(void *p, int t, size_t lo, size_t hi)
 
 /* Scan [0, n) of c->job: one pass on one thread, else three phases:
    block sums, a scan of the sums, then each block scanned from its carry.
-   Like Reduce, a variant's threads are used at every size (n >= threads:
+   Like Reduce, a variant's threads are used at every size (n >= parts:
    each block holds an element). */
-static int _skel_scan_range(_skel_cpu_ctx *c, int threads, size_t n, const void *init)
+static int _skel_scan_range(_skel_cpu_ctx *c, size_t n, const void *init)
 {
     _skel_partials p;
-    unsigned char carries[_SKEL_STACK_THREADS * 8];
+    size_t parts = _skel_parts(&c->par, n), t;
     _skel_job j;
-    int rc, t;
-    if (threads > _SKEL_STACK_THREADS) threads = _SKEL_STACK_THREADS;
-    if (threads <= 1 || n < (size_t)threads) {
+    int rc;
+    if (parts <= 1 || n < parts) {
         c->sk->cpu.scan(&c->job, 0, n, init, c->exclusive);
         return SKEL_OK;
     }
-    if ((rc = _skel_partials_get(&p, c, threads)) != SKEL_OK) return rc;
-    _skel_parallel(threads, n, _skel_body_scan_sums, c);
-    for (t = 0; t < threads; ++t) SKEL_ASSERT(c->have[t]);   /* n >= threads */
+    if ((rc = _skel_partials_get(&p, c, parts)) != SKEL_OK) return rc;
+    _skel_parallel(&c->par, parts, n, _skel_body_scan_sums, c);
+    for (t = 0; t < parts; ++t) SKEL_ASSERT(c->have[t]);   /* n >= parts */
     memset(&j, 0, sizeof j);
     j.in[0] = c->partial;
     /* carry[t] = init (+) sum[0] (+) .. (+) sum[t-1]: an exclusive scan of the
        sums from init; without init, carry[0] is none and carry[t] is the
        inclusive scan of sums[0..t-1]. */
     c->has_init = init != NULL;
-    j.out = init ? carries : carries + c->esz;
-    c->sk->cpu.scan(&j, 0, (size_t)threads - (init ? 0 : 1), init, init != NULL);
-    c->carry = carries;
-    _skel_parallel(threads, n, _skel_body_scan, c);
+    j.out = init ? c->carries : c->carries + c->esz;
+    c->sk->cpu.scan(&j, 0, parts - (init ? 0 : 1), init, init != NULL);
+    c->carry = c->carries;
+    _skel_parallel(&c->par, parts, n, _skel_body_scan, c);
+    SKEL_FREE(p.heap);
     return SKEL_OK;
 }
 
@@ -2146,20 +2721,20 @@ static void _skel_body_overlap2d(void *p, int t, size_t lo, size_t hi)
     if (lo < hi) c->sk->cpu.overlap2d(&c->job, lo, hi);
 }
 
-static int _skel_cpu_overlap(_skel_cpu_ctx *c, int threads, const skel_call *call, skel_vec *in,
-                             const void *src, void *dst)
+static int _skel_cpu_overlap(_skel_cpu_ctx *c, const skel_call *call, skel_vec *in, const void *src, void *dst)
 {
     int dir = call->direction ? call->direction : SKEL_ROWS;
+    size_t nb = (in->cols + _SKEL_COL_BLOCK - 1) / _SKEL_COL_BLOCK;
     c->src = (const unsigned char *)src;
     c->dst = (unsigned char *)dst;
     c->rows = in->rows;
     c->cols = in->cols;
     if (!in->is_matrix || dir == SKEL_ROWS) {
-        _skel_parallel(threads, in->n, _skel_body_overlap_rows, c);
+        _skel_parallel(&c->par, _skel_parts(&c->par, in->n), in->n, _skel_body_overlap_rows, c);
         return SKEL_OK;
     }
     if (dir == SKEL_COLS) {
-        _skel_parallel(threads, (in->cols + _SKEL_COL_BLOCK - 1) / _SKEL_COL_BLOCK, _skel_body_overlap_cols, c);
+        _skel_parallel(&c->par, _skel_parts(&c->par, nb), nb, _skel_body_overlap_cols, c);
         return c->failed ? _skel_fail(SKEL_ENOMEM, "MapOverlap columns: out of memory") : SKEL_OK;
     }
     {   /* rows then columns, through a temporary */
@@ -2167,10 +2742,10 @@ static int _skel_cpu_overlap(_skel_cpu_ctx *c, int threads, const skel_call *cal
         int rc;
         if (!tmp) return _skel_fail(SKEL_ENOMEM, "MapOverlap rows+columns: out of memory");
         c->dst = tmp;
-        _skel_parallel(threads, in->n, _skel_body_overlap_rows, c);
+        _skel_parallel(&c->par, _skel_parts(&c->par, in->n), in->n, _skel_body_overlap_rows, c);
         c->src = tmp;
         c->dst = (unsigned char *)dst;
-        _skel_parallel(threads, (in->cols + _SKEL_COL_BLOCK - 1) / _SKEL_COL_BLOCK, _skel_body_overlap_cols, c);
+        _skel_parallel(&c->par, _skel_parts(&c->par, nb), nb, _skel_body_overlap_cols, c);
         rc = c->failed ? _skel_fail(SKEL_ENOMEM, "MapOverlap columns: out of memory") : SKEL_OK;
         SKEL_FREE(tmp);
         return rc;
@@ -2189,11 +2764,22 @@ static int _skel_omp_default_threads(void)
 #endif
 }
 
-static int _skel_threads(const _skel_variant *v, const _skel_backend *b)
+/* Threads a pool call uses by default: SKEL_THREADS, else the CPUs this
+   process may use. */
+static int _skel_pool_default_threads(void)
 {
-    if (strcmp(b->name, "seq") == 0) return 1;
-    if (v->threads > 0) return v->threads;
-    return _skel_omp_default_threads();
+    return _skel_env.pool_threads > 0 ? _skel_env.pool_threads : _skel_cpu_count();
+}
+
+/* How variant v of CPU backend b runs. */
+static _skel_par _skel_par_of(const _skel_variant *v, const _skel_backend *b)
+{
+    _skel_par par;
+    par.how = strcmp(b->name, "omp") == 0 ? _SKEL_RUN_OMP : strcmp(b->name, "pool") == 0 ? _SKEL_RUN_POOL
+                                                                                         : _SKEL_RUN_SEQ;
+    par.threads = par.how == _SKEL_RUN_SEQ ? 1 : v->threads > 0 ? v->threads
+                : par.how == _SKEL_RUN_OMP ? _skel_omp_default_threads() : _skel_pool_default_threads();
+    return par;
 }
 
 static void _skel_noop_body(void *ctx, int t, size_t lo, size_t hi) { (void)ctx; (void)t; (void)lo; (void)hi; }
@@ -2207,13 +2793,15 @@ static void _skel_noop_body(void *ctx, int t, size_t lo, size_t hi) { (void)ctx;
 static void _skel_cpu_wake(const _skel_variant *v)
 {
     const _skel_backend *b = &_skel_backends[v->backend];
-    int threads;
+    _skel_par par;
     if (b->run != _skel_cpu_run) return;
-    threads = _skel_threads(v, b);
-    if (threads > 1) _skel_parallel(threads, (size_t)threads, _skel_noop_body, NULL);
+    par = _skel_par_of(v, b);
+    if (par.threads <= 1) return;
+    if (par.how == _SKEL_RUN_POOL) _skel_pool_wake(par.threads);   /* the pool's workers spin again */
+    else _skel_parallel(&par, (size_t)par.threads, (size_t)par.threads, _skel_noop_body, NULL);
 }
 
-/* The run entry of the seq and omp backends. */
+/* The run entry of the seq, omp and pool backends. */
 static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_skeleton *sk,
                          const skel_call *call, const _skel_shape *sh)
 {
@@ -2221,9 +2809,10 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
     skel_vec *in0 = call->in[0];
     void *out = NULL, *copy = NULL;
     const void *src;
-    int threads = _skel_threads(v, b), i, rc = SKEL_OK;
+    int i, rc = SKEL_OK;
     memset(&c, 0, sizeof c);
     c.sk = sk;
+    c.par = _skel_par_of(v, b);
     c.esz = _skel_types[sk->out_type].size;
     c.exclusive = call->exclusive;
     for (i = 0; i < sk->nin; ++i)
@@ -2251,34 +2840,34 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
     switch (sk->kind) {
     case SKEL_KIND_MAP:
     case SKEL_KIND_MAPARRAY:
-        _skel_parallel(threads, sh->n, _skel_body_map, &c);
+        _skel_parallel(&c.par, _skel_parts(&c.par, sh->n), sh->n, _skel_body_map, &c);
         break;
     case SKEL_KIND_REDUCE:
     case SKEL_KIND_MAPREDUCE:
-        rc = _skel_cpu_reduce(&c, threads, call, in0, out, sh->n);
+        rc = _skel_cpu_reduce(&c, call, in0, out, sh->n);
         break;
     case SKEL_KIND_SCAN: {
         size_t r, C = sh->cols;
         _skel_job whole = c.job;
-        if (sh->rows >= (size_t)threads && threads > 1) {   /* many rows: one thread per block of rows */
+        if (sh->rows >= (size_t)c.par.threads && c.par.threads > 1) {   /* many rows: one thread per block of rows */
             c.carry = call->init;
             c.cols = C;
-            _skel_parallel(threads, sh->rows, _skel_body_scan_rows, &c);
+            _skel_parallel(&c.par, _skel_parts(&c.par, sh->rows), sh->rows, _skel_body_scan_rows, &c);
             break;
         }
         for (r = 0; r < sh->rows && rc == SKEL_OK; ++r) {   /* few rows: parallel within each */
             c.job.in[0] = (const unsigned char *)whole.in[0] + r * C * c.esz;
             c.job.out = (unsigned char *)whole.out + r * C * c.esz;
-            rc = _skel_scan_range(&c, threads, C, call->init);
+            rc = _skel_scan_range(&c, C, call->init);
         }
         break;
     }
     case SKEL_KIND_OVERLAP:
-        rc = _skel_cpu_overlap(&c, threads, call, in0, src, out);
+        rc = _skel_cpu_overlap(&c, call, in0, src, out);
         break;
     case SKEL_KIND_OVERLAP2D:
         c.rows = sh->rows;
-        _skel_parallel(threads, sh->rows, _skel_body_overlap2d, &c);
+        _skel_parallel(&c.par, _skel_parts(&c.par, sh->rows), sh->rows, _skel_body_overlap2d, &c);
         break;
     default:
         rc = _skel_fail(SKEL_EUNSUPPORTED, "%s: unknown skeleton kind %d", sk->name, sk->kind);
@@ -4016,6 +4605,13 @@ static int _skel_check(const skel_skeleton *sk, const skel_call *c, _skel_shape 
     }
 }
 
+/* The parallel CPU backend of the default and of SKEL_FALLBACK: pool,
+   else omp, else seq. */
+static int _skel_cpu_parallel_backend(void)
+{
+    return _skel_env.pool_backend >= 0 ? _skel_env.pool_backend : _skel_env.omp_backend >= 0 ? _skel_env.omp_backend : 0;
+}
+
 /* The default variant without a plan (see BACKENDS at the top). */
 static void _skel_choose_default(const skel_call *c, const _skel_shape *sh, _skel_variant *v)
 {
@@ -4030,8 +4626,8 @@ static void _skel_choose_default(const skel_call *c, const _skel_shape *sh, _ske
                     return;
                 }
     v->backend = 0;
-    if (size >= (size_t)_skel_env.omp_threshold && _SKEL_LOAD(&_skel_nbackends) > 1 && strcmp(_skel_backends[1].name, "omp") == 0)
-        v->backend = 1;
+    if (size >= (size_t)_skel_env.omp_threshold)
+        v->backend = _skel_cpu_parallel_backend();
 }
 
 /* execution plans (defined with the plans, below) */
@@ -4078,7 +4674,7 @@ static int _skel_fall_back(skel_skeleton *sk, const skel_call *call, const _skel
     _skel_variant v;
     char why[sizeof _skel_errbuf];
     memset(&v, 0, sizeof v);
-    v.backend = _SKEL_LOAD(&_skel_nbackends) > 1 && strcmp(_skel_backends[1].name, "omp") == 0 ? 1 : 0;
+    v.backend = _skel_cpu_parallel_backend();
     memcpy(why, _skel_errbuf, sizeof why);     /* the log call below may overwrite it */
     _skel_log(SKEL_LOG_WARN, "%s %s: %s failed (%s: %s); running it on %s (SKEL_FALLBACK)", _skel_kind_name(sk->kind),
               sk->name, gpu, skel_error_string(rc), why, _skel_backends[v.backend].name);
@@ -5144,7 +5740,11 @@ static void _skel_tune_defaults(const skel_tune_desc *d, _skel_tconf *c)
 }
 
 /* The variant table: the desc's list, or every backend x its candidates
-   (omp: 1, 2, 4, ... threads up to the core count, and the core count). */
+   (pool: 2, 4, ... threads up to the core count, and the core count;
+   omp, only where there is no pool: 1, 2, 4, ... and the core count).
+   omp and pool compute the same thing on the same threads; measuring
+   both would halve what the budget buys for each, and omp's team stalls
+   whenever one of its threads is descheduled (bench/results/cpu.md). */
 static int _skel_tune_variants(const skel_tune_desc *d, _skel_tree *t)
 {
     skel_variant cand[_SKEL_MAX_PVARS];
@@ -5161,6 +5761,7 @@ static int _skel_tune_variants(const skel_tune_desc *d, _skel_tree *t)
                 if (m < 0) m = 0;
                 for (k = 0; k < m; ++k) cand[n + k].backend = be->name;
             } else if (strcmp(be->name, "omp") == 0) {
+                if (_skel_env.pool_backend >= 0) continue;
                 /* up to the threads this process may use, not the machine's cores */
                 int cores = _skel_omp_default_threads(), th;
                 for (th = 1; th < cores && n + m < _SKEL_MAX_PVARS; th *= 2) {
@@ -5501,11 +6102,12 @@ static int _skel_timed_out_below(const _skel_tree *t, const uint64_t *x, int v)
 }
 
 /* How widely variant pv spreads a call's work: a GPU (times its devices),
-   OpenMP threads, 1 for the rest. */
+   CPU threads (omp, pool), 1 for the rest. */
 static double _skel_pvar_width(const _skel_pvar *pv)
 {
     if (pv->index >= 0 && _skel_backends[pv->index].is_gpu) return 1e6 * (pv->devices > 1 ? pv->devices : 1);
     if (strcmp(pv->backend, "omp") == 0) return pv->threads > 0 ? pv->threads : _skel_omp_default_threads();
+    if (strcmp(pv->backend, "pool") == 0) return pv->threads > 0 ? pv->threads : _skel_pool_default_threads();
     return 1;
 }
 
@@ -5513,7 +6115,7 @@ static double _skel_pvar_width(const _skel_pvar *pv)
    fastest first, so that `best` is small early and every slower variant
    stops after one repetition (_skel_measure).  The guess is the ranking at
    the nearest measured point; at a point over 64 times as large the
-   widest variants go first (GPUs, then OpenMP by threads, then seq; that
+   widest variants go first (GPUs, then CPU threads: omp, pool; then seq; that
    ranking within each), as they win large calls.  On the GPU machine the
    first large corner of a Taylor tuning measured seq, then omp/1, omp/2
    ... fully, 4 s of a 5 s budget, before a GPU variant showed what "best"

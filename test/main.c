@@ -1,7 +1,7 @@
 /* The one translation unit that builds skel (with its GPU backends, which
    register themselves when their libraries and a device are found) and the
    harness; the tests themselves live in test_*.c, one file per area. */
-#define _POSIX_C_SOURCE 200809L   /* clock_gettime, setenv, execv */
+#define _GNU_SOURCE               /* clock_gettime, setenv, execv; the pool's SKEL_PIN */
 #include <stddef.h>
 /* allocation failures on demand (skel_test.h: st_alloc_fail_after) */
 void *st_malloc(size_t n);

@@ -40,6 +40,9 @@
        FILTER    run the tests whose name contains FILTER
        --list    print the test names and exit
        -v        print every test with its time (also SKEL_TEST_VERBOSE=1)
+       SKEL_TEST_BACKENDS=seq,pool   run the per-variant cases only on
+                 these backends (the ThreadSanitizer run: OpenMP's runtime
+                 is not instrumented)
    The last line of output is "N passed, N failed" (", N skipped" when some
    were skipped); the exit status is 1 when a test failed.
 */
@@ -323,7 +326,16 @@ static int _st_nvariants = -1;
 static void _st_add_variant(const char *backend, int threads, int big)
 {
     st_variant *v = &_st_variants[_st_nvariants];
+    const char *only = getenv("SKEL_TEST_BACKENDS");
     int rc;
+    if (only && *only) {    /* e.g. "seq,pool": the ThreadSanitizer run leaves out uninstrumented runtimes */
+        size_t len = strlen(backend), k;
+        for (;; only += k + 1) {
+            k = strcspn(only, ",");
+            if (k == len && strncmp(only, backend, len) == 0) break;
+            if (!only[k]) return;
+        }
+    }
     memset(v, 0, sizeof *v);
     if (threads) snprintf(v->label, sizeof v->label, "%s/%d", backend, threads);
     else snprintf(v->label, sizeof v->label, "%s", backend);
@@ -350,10 +362,14 @@ static void _st_make_variants(void)
         _st_add_variant("omp", 2, 0);
         _st_add_variant("omp", 3, 1);
     }
+    if (skel_backend_available("pool")) {   /* 2: one worker; 4: more threads than CI's cores */
+        _st_add_variant("pool", 2, 0);
+        _st_add_variant("pool", 4, 1);
+    }
     n = skel_backend_count();
     for (i = 0; i < n && _st_nvariants < 15; ++i) {
         const char *name = skel_backend_name(i);
-        if (!name || strcmp(name, "seq") == 0 || strcmp(name, "omp") == 0) continue;
+        if (!name || strcmp(name, "seq") == 0 || strcmp(name, "omp") == 0 || strcmp(name, "pool") == 0) continue;
         if (skel_backend_available(name)) _st_add_variant(name, 0, 0);
     }
 }

@@ -144,9 +144,9 @@ SKEL_TEST(attached_plan_decides_the_backend)
     ST_CHECK(lo >= 200);                  /* inside a team of 2 or more ... */
     ST_CHECK(hi % 100 >= 1 && hi % 100 <= 2);   /* ... its threads 0..2 working (the team may be
                                                    larger: it keeps the largest size so far) */
-    /* detached: the default again (seq below the omp threshold) */
+    /* detached: the default again (seq below the parallel threshold) */
     ST_OK(skel_set_plan(p_whomap, NULL));
-    if (!getenv("SKEL_OMP_THRESHOLD")) {
+    if (!getenv("SKEL_OMP_THRESHOLD") && !getenv("SKEL_PARALLEL_THRESHOLD")) {
         c.out = small;
         ST_OK(skel_choose(p_whomap, &c, &out));
         ST_CHECK(strcmp(out.backend, "seq") == 0);
@@ -236,7 +236,9 @@ SKEL_TEST(default_choice_without_plan_uses_threshold)
     skel_vec *a = NULL, *o = NULL, *A = NULL, *O = NULL;
     skel_variant out;
     skel_call c;
-    if (getenv("SKEL_BACKEND") || getenv("SKEL_OMP_THRESHOLD")) ST_SKIP("SKEL_BACKEND or SKEL_OMP_THRESHOLD set");
+    const char *par = skel_backend_available("pool") ? "pool" : skel_backend_available("omp") ? "omp" : "seq";
+    if (getenv("SKEL_BACKEND") || getenv("SKEL_OMP_THRESHOLD") || getenv("SKEL_PARALLEL_THRESHOLD"))
+        ST_SKIP("SKEL_BACKEND or a threshold variable is set");
     ST_OK(skel_set_plan(p_map, NULL));
     ST_OK(skel_vec_new(&a, SKEL_FLOAT, 32767));
     ST_OK(skel_vec_new(&o, SKEL_FLOAT, 32767));
@@ -248,7 +250,7 @@ SKEL_TEST(default_choice_without_plan_uses_threshold)
     ST_CHECK(strcmp(out.backend, "seq") == 0);
     c.in[0] = A; c.out = O;
     ST_OK(skel_choose(p_map, &c, &out));
-    ST_CHECK(strcmp(out.backend, skel_backend_available("omp") ? "omp" : "seq") == 0);
+    ST_CHECK(strcmp(out.backend, par) == 0);
     skel_free(a); skel_free(o); skel_free(A); skel_free(O);
 }
 

@@ -3,7 +3,7 @@
 
    Each element type gets its own user functions and instances through the
    per-type blocks below (ST_TYPES(X) instantiates X once per type).  Every
-   test runs its cases on each backend variant (seq, omp/1, omp/2, omp/3 and
+   test runs its cases on each backend variant (seq, omp/1, omp/2, omp/3, pool/2, pool/4 and
    any GPU backend present, see st_variant_get), at the vector sizes in
    vsizes and the matrix shapes in mshapes; float and int32 also run a
    vector beyond the last-level cache and a 1031x1031 matrix on seq and

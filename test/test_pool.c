@@ -1,0 +1,432 @@
+/* The worker pool (skel.h, "worker pool"): its parallel-for, its tasks,
+   nested use, many callers at once, start and stop, idle cost, pinning.
+   The skeletons on the pool backend are checked with every other backend
+   in test_skeletons.c (variants pool/2 and pool/4).  Everything here also
+   runs under ThreadSanitizer (make test-tsan). */
+#define _GNU_SOURCE                 /* sched_getaffinity (pinning), clock_gettime, setenv */
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "skel.h"
+#include "skel_test.h"
+
+static double cpu_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void nap_ms(int ms)
+{
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    nanosleep(&ts, NULL);
+}
+
+/* ---- a body that records which chunk covered which index ---- */
+typedef struct cover {
+    size_t n, parts;
+    int *count;                 /* count[i]: chunks that covered index i (atomic) */
+    size_t *lo, *hi;            /* per part: the range it got */
+    int *calls;                 /* per part: times it ran (atomic) */
+} cover;
+
+static void cover_body(void *ctx, int part, size_t lo, size_t hi)
+{
+    cover *c = (cover *)ctx;
+    size_t i;
+    for (i = lo; i < hi; ++i) __atomic_add_fetch(&c->count[i], 1, __ATOMIC_RELAXED);
+    c->lo[part] = lo;
+    c->hi[part] = hi;
+    __atomic_add_fetch(&c->calls[part], 1, __ATOMIC_RELAXED);
+}
+
+/* Run one parallel-for and check that every index was covered once, by
+   contiguous chunks in part order. */
+static void check_cover(int width, size_t parts, size_t n)
+{
+    cover c;
+    size_t i, p, at = 0;
+    c.n = n; c.parts = parts;
+    c.count = (int *)calloc(n + 1, sizeof *c.count);
+    c.lo = (size_t *)calloc(parts, sizeof *c.lo);
+    c.hi = (size_t *)calloc(parts, sizeof *c.hi);
+    c.calls = (int *)calloc(parts, sizeof *c.calls);
+    ST_CHECK(c.count && c.lo && c.hi && c.calls);
+    st_context("width %d, %zu parts, n = %zu", width, parts, n);
+    _skel_pool_for(width, (int)parts, n, cover_body, &c);
+    for (i = 0; i < n; ++i)
+        if (c.count[i] != 1) ST_FAIL("index %zu covered %d times", i, c.count[i]);
+    for (p = 0; p < parts; ++p) {
+        if (c.calls[p] != 1) ST_FAIL("part %zu ran %d times", p, c.calls[p]);
+        if (c.lo[p] != at || c.hi[p] < c.lo[p]) ST_FAIL("part %zu is [%zu, %zu), expected to start at %zu", p,
+                                                         c.lo[p], c.hi[p], at);
+        if (c.hi[p] - c.lo[p] > n / parts + 1) ST_FAIL("part %zu has %zu items of %zu", p, c.hi[p] - c.lo[p], n);
+        at = c.hi[p];
+    }
+    ST_EQ_UINT(at, n);
+    st_context("");
+    free(c.count); free(c.lo); free(c.hi); free(c.calls);
+}
+
+SKEL_TEST(pool_for_runs_every_chunk_once_in_order)
+{
+    static const size_t ns[] = { 1, 2, 7, 1023, 1025, 8193, 65537 };
+    static const int widths[] = { 1, 2, 3, 4, 8, 300 };
+    size_t k, w;
+    for (w = 0; w < sizeof widths / sizeof *widths; ++w)
+        for (k = 0; k < sizeof ns / sizeof *ns; ++k) {
+            size_t n = ns[k];
+            check_cover(widths[w], _skel_pool_parts(widths[w], n), n);
+            check_cover(widths[w], n < 97 ? n : 97, n);     /* a prime count */
+            check_cover(widths[w], 1, n);
+        }
+    check_cover(4, 1, 0);                                   /* nothing to do */
+    _skel_pool_stop();                                      /* (width 300 started 255 workers) */
+}
+
+SKEL_TEST(pool_parts_give_each_thread_several_chunks_of_a_grain)
+{
+    ST_EQ_UINT(_skel_pool_parts(2, 1 << 16), 16);            /* 8 per thread */
+    ST_EQ_UINT(_skel_pool_parts(16, 1 << 24), 128);
+    ST_EQ_UINT(_skel_pool_parts(16, 1 << 16), 64);           /* chunks of 1024 */
+    ST_EQ_UINT(_skel_pool_parts(16, 4096), 16);              /* one per thread, under the grain */
+    ST_EQ_UINT(_skel_pool_parts(16, 16), 16);
+    ST_EQ_UINT(_skel_pool_parts(16, 5), 5);                  /* never more than the items */
+    ST_EQ_UINT(_skel_pool_parts(4, 0), 1);
+    ST_EQ_UINT(_skel_pool_parts(0, 100000), 8);              /* width < 1 counts as 1 */
+}
+
+/* ---- many threads calling at once ---- */
+typedef struct fill { int *out; int salt; } fill;
+static void fill_body(void *ctx, int part, size_t lo, size_t hi)
+{
+    fill *f = (fill *)ctx;
+    size_t i;
+    (void)part;
+    for (i = lo; i < hi; ++i) f->out[i] = (int)(i * 7 + (size_t)f->salt);
+}
+
+SKEL_FUNC(int32_t, pmul, (int32_t a, int32_t b), return a * b;)
+SKEL_FUNC(int32_t, padd, (int32_t a, int32_t b), return a + b;)
+SKEL_MAPREDUCE(pdot, pmul, padd, int32_t, 2)
+SKEL_FUNC(float, psq, (float a), return a * a - 1;)
+SKEL_MAP(psqmap, psq, float, 1)
+
+static skel_plan *pool_plan(int threads)
+{
+    skel_plan *p = NULL;
+    skel_variant v;
+    memset(&v, 0, sizeof v);
+    v.backend = "pool";
+    v.threads = threads;
+    ST_OK(skel_plan_new(&p));
+    ST_OK(skel_plan_add(p, 0, SIZE_MAX, &v));
+    return p;
+}
+
+typedef struct caller { int id, bad; } caller;
+
+static void *call_many(void *arg)
+{
+    caller *me = (caller *)arg;
+    size_t n = 10007, i;
+    int *out = (int *)malloc(n * sizeof *out), it;
+    int32_t *a = (int32_t *)malloc(n * sizeof *a), r = 0, want = 0;
+    skel_vec *va = NULL, *vb = NULL;
+    for (i = 0; i < n; ++i) { a[i] = (int32_t)((i * 31 + (size_t)me->id) % 17) - 8; want += a[i] * a[i]; }
+    if (!out || skel_vec_new_copy(&va, SKEL_INT32, n, a) != SKEL_OK || skel_vec_new_copy(&vb, SKEL_INT32, n, a) != SKEL_OK)
+        me->bad = 1;
+    for (it = 0; it < 60 && !me->bad; ++it) {
+        fill f;
+        f.out = out; f.salt = me->id * 1000 + it;
+        _skel_pool_for(1 + (me->id + it) % 4, 1 + (it % 23), n, fill_body, &f);
+        for (i = 0; i < n; ++i) if (out[i] != (int)(i * 7 + (size_t)f.salt)) { me->bad = 2; break; }
+        if (skel_mapreduce2(pdot, va, vb, &r) != SKEL_OK || r != want) me->bad = 3;
+    }
+    skel_free(va); skel_free(vb);
+    free(out); free(a);
+    return NULL;
+}
+
+SKEL_TEST(pool_serves_many_threads_calling_at_once)
+{
+    pthread_t th[8];
+    caller c[8];
+    skel_plan *p = pool_plan(3);
+    int i;
+    ST_OK(skel_set_plan(pdot, p));
+    for (i = 0; i < 8; ++i) {
+        c[i].id = i; c[i].bad = 0;
+        ST_CHECK(pthread_create(&th[i], NULL, call_many, &c[i]) == 0);
+    }
+    for (i = 0; i < 8; ++i) pthread_join(th[i], NULL);
+    for (i = 0; i < 8; ++i) if (c[i].bad) ST_FAIL("caller %d: check %d failed", i, c[i].bad);
+    ST_OK(skel_set_plan(pdot, NULL));
+    skel_plan_free(p);
+}
+
+/* ---- nested use ---- */
+typedef struct nest { int bad; int inner_width; } nest;
+static void nest_body(void *ctx, int part, size_t lo, size_t hi)
+{
+    nest *s = (nest *)ctx;
+    size_t n = 3001, i;
+    int out[3001];
+    fill f;
+    (void)part; (void)lo; (void)hi;
+    f.out = out; f.salt = part;
+    _skel_pool_for(s->inner_width, 13, n, fill_body, &f);      /* from inside a chunk */
+    for (i = 0; i < n; ++i) if (out[i] != (int)(i * 7 + (size_t)part)) __atomic_store_n(&s->bad, 1, __ATOMIC_RELAXED);
+}
+
+static int task_nested_for(void *arg)
+{
+    nest *s = (nest *)arg;
+    _skel_pool_for(4, 16, 16, nest_body, s);
+    return 7;
+}
+
+typedef struct skcall { skel_vec *in, *out; } skcall;
+static int task_skeleton_call(void *arg)
+{
+    skcall *k = (skcall *)arg;
+    return skel_map1(psqmap, k->out, k->in);
+}
+
+SKEL_TEST(pool_nested_calls_from_chunks_and_tasks_complete)
+{
+    nest s;
+    _skel_task t[6];
+    skcall k;
+    skel_plan *p = pool_plan(4);
+    const float *o;
+    size_t i, n = 50000;
+    int j;
+    s.bad = 0; s.inner_width = 4;
+    _skel_pool_for(4, 32, 32, nest_body, &s);                /* every chunk makes a call of its own */
+    ST_EQ_INT(s.bad, 0);
+    for (j = 0; j < 6; ++j) _skel_pool_submit(&t[j], task_nested_for, &s);   /* tasks make calls too */
+    for (j = 0; j < 6; ++j) ST_EQ_INT(_skel_task_wait(&t[j]), 7);
+    ST_EQ_INT(s.bad, 0);
+    /* a skeleton call from a worker, on the pool backend */
+    ST_OK(skel_vec_new(&k.in, SKEL_FLOAT, n));
+    ST_OK(skel_vec_new(&k.out, SKEL_FLOAT, n));
+    {
+        float *w = (float *)skel_write(k.in);
+        for (i = 0; i < n; ++i) w[i] = (float)(i % 100) * 0.25f;
+    }
+    ST_OK(skel_set_plan(psqmap, p));
+    _skel_pool_submit(&t[0], task_skeleton_call, &k);
+    ST_OK(_skel_task_wait(&t[0]));
+    o = (const float *)skel_read(k.out);
+    for (i = 0; i < n; ++i) {
+        float x = (float)(i % 100) * 0.25f;
+        if (o[i] != x * x - 1) ST_FAIL("out[%zu] = %g, want %g", i, (double)o[i], (double)(x * x - 1));
+    }
+    ST_OK(skel_set_plan(psqmap, NULL));
+    skel_plan_free(p);
+    skel_free(k.in); skel_free(k.out);
+}
+
+/* ---- calls do not wait for workers that take no chunk ---- */
+typedef struct blocker { int started, release; } blocker;
+static int block_task(void *arg)
+{
+    blocker *b = (blocker *)arg;
+    __atomic_add_fetch(&b->started, 1, __ATOMIC_SEQ_CST);
+    while (!__atomic_load_n(&b->release, __ATOMIC_ACQUIRE)) nap_ms(1);
+    return 0;
+}
+
+static pthread_t ran_on;
+static int record_thread(void *arg) { (void)arg; ran_on = pthread_self(); return 3; }
+
+SKEL_TEST(pool_call_and_task_wait_complete_while_every_worker_is_busy)
+{
+    blocker b;
+    _skel_task t[300], mine;
+    int i, nw, waited = 0;
+    _skel_pool_wake(4);
+    nw = _skel_pool_threads();
+    ST_CHECK(nw >= 3 && nw < 300);
+    b.started = 0; b.release = 0;
+    for (i = 0; i < nw; ++i) _skel_pool_submit(&t[i], block_task, &b);
+    while (__atomic_load_n(&b.started, __ATOMIC_SEQ_CST) < nw && waited < 10000) { nap_ms(1); ++waited; }
+    ST_EQ_INT(__atomic_load_n(&b.started, __ATOMIC_SEQ_CST), nw);   /* every worker is held */
+    check_cover(4, 64, 100000);             /* the caller does every chunk itself */
+    _skel_pool_submit(&mine, record_thread, NULL);
+    ST_EQ_INT(_skel_task_done(&mine), 0);   /* nobody can have taken it */
+    ST_EQ_INT(_skel_task_wait(&mine), 3);   /* so the waiter runs it */
+    ST_CHECK(pthread_equal(ran_on, pthread_self()));
+    __atomic_store_n(&b.release, 1, __ATOMIC_RELEASE);
+    for (i = 0; i < nw; ++i) ST_EQ_INT(_skel_task_wait(&t[i]), 0);
+}
+
+/* ---- tasks ---- */
+typedef struct sumtask { const int *v; size_t n; long long sum; } sumtask;
+static int sum_task(void *arg)
+{
+    sumtask *s = (sumtask *)arg;
+    size_t i;
+    s->sum = 0;
+    for (i = 0; i < s->n; ++i) s->sum += s->v[i];
+    return (int)(s->n % 1000);
+}
+
+SKEL_TEST(pool_tasks_run_on_workers_and_report_their_status)
+{
+    enum { NT = 100 };
+    static int v[NT * 100];
+    _skel_task t[NT];
+    sumtask s[NT];
+    int i, waited = 0, all;
+    for (i = 0; i < NT * 100; ++i) v[i] = i % 37 - 18;
+    for (i = 0; i < NT; ++i) {
+        s[i].v = v + i * 100; s[i].n = (size_t)(i + 1) * 10 <= 100 * (size_t)(NT - i) ? (size_t)(i + 1) * 10 : 100;
+        _skel_pool_submit(&t[i], sum_task, &s[i]);
+    }
+    do {    /* nobody waits: workers must run them (polling never runs a task) */
+        all = 1;
+        for (i = 0; i < NT; ++i) all &= _skel_task_done(&t[i]);
+        if (!all) { nap_ms(1); ++waited; }
+    } while (!all && waited < 10000);
+    ST_CHECK(all);
+    for (i = 0; i < NT; ++i) {
+        long long want = 0;
+        size_t k;
+        for (k = 0; k < s[i].n; ++k) want += s[i].v[k];
+        ST_EQ_INT(_skel_task_wait(&t[i]), (int)(s[i].n % 1000));
+        ST_EQ_INT(s[i].sum, want);
+    }
+}
+
+/* ---- start and stop ---- */
+static int stopper_done;
+static void *stop_often(void *arg)
+{
+    int i;
+    (void)arg;
+    for (i = 0; i < 50 && !__atomic_load_n(&stopper_done, __ATOMIC_ACQUIRE); ++i) { _skel_pool_stop(); nap_ms(1); }
+    return NULL;
+}
+
+SKEL_TEST(pool_starts_and_stops_many_times)
+{
+    pthread_t th;
+    caller c;
+    int i;
+    for (i = 0; i < 100; ++i) {
+        check_cover(3, 8, 4099);
+        ST_CHECK(_skel_pool_threads() >= 1);
+        _skel_pool_stop();
+        ST_EQ_INT(_skel_pool_threads(), 0);
+    }
+    /* stops while other threads call: every call still completes correctly */
+    __atomic_store_n(&stopper_done, 0, __ATOMIC_RELEASE);
+    ST_CHECK(pthread_create(&th, NULL, stop_often, NULL) == 0);
+    c.id = 3; c.bad = 0;
+    call_many(&c);
+    __atomic_store_n(&stopper_done, 1, __ATOMIC_RELEASE);
+    pthread_join(th, NULL);
+    ST_EQ_INT(c.bad, 0);
+}
+
+SKEL_TEST(pool_idle_workers_use_no_cpu)
+{
+    double c0, c1;
+    _skel_pool_wake(16);                    /* more workers than cores, all spinning */
+    check_cover(16, 128, 1 << 16);
+    nap_ms(50);                             /* well past SKEL_POOL_SPIN_US: asleep */
+    c0 = cpu_seconds();
+    nap_ms(300);
+    c1 = cpu_seconds();
+    ST_CHECK(_skel_pool_threads() >= 15);
+    if (c1 - c0 > 0.015) ST_FAIL("an idle process used %.1f ms of CPU in 300 ms", 1e3 * (c1 - c0));
+}
+
+/* ---- pinning ---- */
+static int affinity_count(void *arg)
+{
+    cpu_set_t s;
+    (void)arg;
+    if (sched_getaffinity(0, sizeof s, &s) != 0) return -1;
+    return CPU_COUNT(&s);
+}
+
+SKEL_TEST(pool_pins_workers_only_when_asked)
+{
+    _skel_task t;
+    cpu_set_t s;
+    int all;
+    ST_CHECK(sched_getaffinity(0, sizeof s, &s) == 0);
+    all = CPU_COUNT(&s);
+    _skel_pool_stop();
+    unsetenv("SKEL_PIN");
+    _skel_pool_submit(&t, affinity_count, NULL);
+    while (!_skel_task_done(&t)) nap_ms(1);  /* on a worker, not on this thread */
+    ST_EQ_INT(_skel_task_wait(&t), all);    /* off by default */
+    if (all < 2) ST_SKIP("one CPU: nothing to pin to");
+    _skel_pool_stop();
+    setenv("SKEL_PIN", "1", 1);
+    _skel_pool_submit(&t, affinity_count, NULL);
+    while (!_skel_task_done(&t)) nap_ms(1);
+    ST_EQ_INT(_skel_task_wait(&t), 1);
+    _skel_pool_stop();
+    unsetenv("SKEL_PIN");
+}
+
+/* ---- the pool as a tuner choice ---- */
+typedef struct seen { int pool[64], omp, seq; } seen;
+static double record_cost(const skel_variant *v, const size_t *point, double *once, void *user)
+{
+    seen *s = (seen *)user;
+    (void)point; (void)once;
+    if (strcmp(v->backend, "pool") == 0 && v->threads >= 0 && v->threads < 64) s->pool[v->threads] = 1;
+    if (strcmp(v->backend, "omp") == 0) s->omp = 1;
+    if (strcmp(v->backend, "seq") == 0) s->seq = 1;
+    return strcmp(v->backend, "seq") == 0 ? 1e-6 : -1;   /* only seq runs: the table is what counts */
+}
+
+SKEL_TEST(tuner_default_variants_are_seq_and_pool_thread_counts)
+{
+    skel_tune_desc d;
+    skel_plan *p = NULL;
+    seen s;
+    int th, cores = 0, n = 0;
+    if (!skel_backend_available("pool")) ST_SKIP("no pool backend");
+    memset(&s, 0, sizeof s);
+    memset(&d, 0, sizeof d);
+    d.id = "pool_table"; d.dims = 1; d.lower[0] = 10; d.upper[0] = 1000;
+    d.cost = record_cost; d.user = &s; d.nofile = 1; d.quiet = 1; d.max_depth = 1;
+    ST_OK(skel_tune(&d, &p));
+    ST_CHECK(s.seq);
+    ST_EQ_INT(s.omp, 0);                    /* omp only where there is no pool */
+    for (th = 0; th < 64; ++th) if (s.pool[th]) { ++n; cores = th; }
+    ST_EQ_INT(s.pool[1], 0);                /* pool/1 would be seq */
+    if (cores >= 2) {
+        ST_CHECK(s.pool[2]);
+        for (th = 4; th < cores; th *= 2) ST_CHECK(s.pool[th]);
+    }
+    st_context("%d pool variants up to %d threads", n, cores);
+    skel_plan_free(p);
+}
+
+SKEL_TEST(pool_variant_thread_count_is_bounded)
+{
+    skel_plan *p = NULL;
+    skel_variant v;
+    if (!skel_backend_available("pool")) ST_SKIP("no pool backend");
+    memset(&v, 0, sizeof v);
+    v.backend = "pool";
+    ST_OK(skel_plan_new(&p));
+    v.threads = 256;
+    ST_OK(skel_plan_add(p, 0, 10, &v));
+    v.threads = 257;
+    ST_EQ_INT(skel_plan_add(p, 11, 20, &v), SKEL_EINVAL);
+    ST_CHECK(strstr(skel_last_error(), "257") != NULL);
+    skel_plan_free(p);
+}
