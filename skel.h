@@ -87,13 +87,41 @@
        requires it).  A MapReduce with no inputs (an index-only map)
        reduces the indices 0 .. call.count-1.  A whole Reduce/MapReduce
        writes call.result, or, given call.out (a 1-element vector)
-       instead, leaves the value there, where it was computed: a GPU call
-       then returns without waiting, and skel_read(out) fetches it.  MapOverlap reads outside the data through the
-       edge policy: SKEL_EDGE_CONSTANT (the call's edge_value, default 0),
-       SKEL_EDGE_CYCLIC (wrap around) or SKEL_EDGE_DUPLICATE (nearest
-       element); the overlap may not exceed the length it runs along.
-       Map and Scan may write in place (out == input); MapOverlap and
-       MapArray may too (skel copies the input first).
+       instead, leaves the value there, where it was computed.  MapOverlap
+       reads outside the data through the edge policy: SKEL_EDGE_CONSTANT
+       (the call's edge_value, default 0), SKEL_EDGE_CYCLIC (wrap around)
+       or SKEL_EDGE_DUPLICATE (nearest element); the overlap may not exceed
+       the length it runs along.  Map and Scan may write in place (out ==
+       input); MapOverlap and MapArray may too (skel copies the input
+       first).
+       GPU calls return before their work is done: every call whose result
+       stays on the GPU (Map, MapArray, Scan, MapOverlap, row / column
+       Reduce, and a whole Reduce/MapReduce into call.out) returns once its
+       kernels are queued; only a whole Reduce/MapReduce into call.result
+       waits, for its value.  CPU calls return when they are done.
+       skel_read(out) waits for out and copies it home; skel_wait(out)
+       waits without copying (to time GPU work, or before handing its
+       memory to other code), skel_wait_all() waits for every call.
+
+   THREADS
+       Any number of threads may call skel at the same time, sharing
+       skeleton instances, plans and input containers.  What must not be
+       shared:
+       - A container a call writes (its out, a container in place) belongs
+         to that call until it returns: no other thread may read, write or
+         free it meanwhile.  Containers only read (inputs, skel_read) may be
+         read by any number of threads at once, also while that copies
+         them from a GPU.  skel_write, skel_flush and skel_free write.
+       - A plan attached to an instance is read by every call of it:
+         skel_set_plan (and skel_tune, which attaches its plan) may run
+         while other threads call the instance, and each call uses the
+         plan it found, but a plan may only be changed (skel_plan_add) or
+         freed once it is detached and no call that found it still runs.
+       - skel_set_log: set it before the threads start; the sink is then
+         called from any thread.  skel_last_error() is per thread.
+       Calls on one GPU take turns (one queue per device); CPU calls run
+       side by side.  test/test_threads.c calls every skeleton from 8
+       threads at once; `make test-tsan` runs it under ThreadSanitizer.
 
    BACKENDS AND ENVIRONMENT
        seq      one core, always present
@@ -328,6 +356,11 @@
                 non-regular files refused without blocking, a cache entry
                 that crashed its loader rebuilt, one file per tuning id
                 (hashed names), clearer errors (ENOMEM, folders, flags).
+              - Threads: any number may call skel at once (THREADS); a
+                container's coherence state is locked, an instance's plan
+                swapped atomically, OpenCL statistics counted under a
+                lock; skel_wait(container) and skel_wait_all(); make
+                test-tsan.
               - GPU backends probed only when something needs a GPU (a
                 first seq call no longer opens libcuda, NVRTC, OpenCL); bad
                 environment values warned about by name; SKEL_CUDA_CHECK
@@ -440,6 +473,12 @@ void *skel_write(skel_vec *c);
 /* Make the host copy valid and release device copies (the GPU backends
    keep released device memory for reuse: SKEL_CUDA_POOL_MB, SKEL_CL_POOL_MB). */
 int skel_flush(skel_vec *c);
+/* Wait until every skeleton call issued so far that writes c has finished
+   (GPU calls return once their work is queued: see SEMANTICS); SKEL_OK, or
+   the error a GPU reported while running them.  skel_wait_all: the same
+   for every call issued so far, on every backend.  Neither copies data. */
+int skel_wait(skel_vec *c);
+int skel_wait_all(void);
 
 /* ---- skeleton calls --------------------------------------------------- */
 typedef enum skel_edge { SKEL_EDGE_CONSTANT = 0, SKEL_EDGE_CYCLIC, SKEL_EDGE_DUPLICATE } skel_edge;
@@ -1963,11 +2002,12 @@ typedef struct _skel_space {
     void (*release)(void *ctx, void *dev);
     int (*upload)(void *ctx, void *dev, const void *host, size_t bytes);
     int (*download)(void *ctx, void *host, const void *dev, size_t bytes);
+    int (*wait)(void *ctx);     /* until every call queued on this space has finished */
 } _skel_space;
 
 /* Appended by GPU providers (under _skel_gpu_lock) and published like the
    backend registry: entries below _SKEL_LOAD(&_skel_nspaces) never change. */
-static _skel_space _skel_spaces[_SKEL_MAX_SPACES] = { { "host", 0, 0, 0, 0, 0 } };
+static _skel_space _skel_spaces[_SKEL_MAX_SPACES] = { { "host", 0, 0, 0, 0, 0, 0 } };
 static int _skel_nspaces = 1;
 
 /* Register a device memory space (GPU backends); returns its id or -1. */
@@ -1980,6 +2020,11 @@ int _skel_space_register(const _skel_space *s)
     return n;
 }
 
+/* Several threads may read one container at once (skel's thread rule: a
+   container a call writes is that thread's alone), and reading it may copy
+   it between spaces: `lock` guards valid and dev[].  valid is also read
+   without the lock (_SKEL_LOAD) where a set host bit is all a reader needs,
+   so every write of it is a _SKEL_STORE. */
 struct skel_array {
     skel_type type;
     int is_matrix, wrapped;
@@ -1987,6 +2032,7 @@ struct skel_array {
     void *host;
     unsigned valid;
     void *dev[_SKEL_MAX_SPACES];
+    pthread_mutex_t lock;
 };
 
 enum { _SKEL_READ = 1, _SKEL_WRITE = 2, _SKEL_READWRITE = 3 };
@@ -2006,6 +2052,10 @@ static int _skel_array_new(skel_vec **out, int is_matrix, skel_type t, size_t ro
     a = (skel_vec *)SKEL_MALLOC(sizeof *a);
     if (!a) return _skel_fail(SKEL_ENOMEM, "container constructor: out of host memory");
     memset(a, 0, sizeof *a);
+    if (pthread_mutex_init(&a->lock, NULL) != 0) {
+        SKEL_FREE(a);
+        return _skel_fail(SKEL_ENOMEM, "container constructor: no mutex");
+    }
     a->type = t; a->is_matrix = is_matrix; a->rows = rows; a->cols = cols;
     a->n = n; a->esz = ti->size; a->valid = 1;
     if (wrap) {
@@ -2014,6 +2064,7 @@ static int _skel_array_new(skel_vec **out, int is_matrix, skel_type t, size_t ro
     } else {
         a->host = SKEL_MALLOC(n ? n * a->esz : 1);
         if (!a->host) {
+            pthread_mutex_destroy(&a->lock);
             SKEL_FREE(a);
             return _skel_fail(SKEL_ENOMEM, "container constructor: cannot allocate %zu bytes", n * ti->size);
         }
@@ -2059,6 +2110,7 @@ void skel_free(skel_vec *c)
     if (!c) return;
     _skel_release_devices(c);
     if (!c->wrapped) SKEL_FREE(c->host);
+    pthread_mutex_destroy(&c->lock);
     SKEL_FREE(c);
 }
 
@@ -2071,8 +2123,9 @@ int skel_is_matrix(const skel_vec *c) { return c ? c->is_matrix : 0; }
 /* Make space s hold the newest data of c (copying if needed) and return its
    pointer there.  _SKEL_WRITE alone skips the copy: the caller overwrites
    everything.  The valid mask is updated by _skel_mark_written after the
-   write has succeeded, so a failed call leaves the container as it was. */
-static void *_skel_acquire(skel_vec *c, int s, int mode)
+   write has succeeded, so a failed call leaves the container as it was.
+   Call with c->lock held. */
+static void *_skel_acquire_locked(skel_vec *c, int s, int mode)
 {
     size_t bytes = c->n * c->esz;
     int src, rc;
@@ -2082,7 +2135,7 @@ static void *_skel_acquire(skel_vec *c, int s, int mode)
             SKEL_ASSERT(src < _SKEL_LOAD(&_skel_nspaces));
             rc = _skel_spaces[src].download(_skel_spaces[src].ctx, c->host, c->dev[src], bytes);
             if (rc != SKEL_OK) return NULL;
-            c->valid |= 1u;
+            _SKEL_STORE(&c->valid, c->valid | 1u);
         }
         return c->host;
     }
@@ -2091,15 +2144,27 @@ static void *_skel_acquire(skel_vec *c, int s, int mode)
         if (rc != SKEL_OK) { c->dev[s] = NULL; return NULL; }
     }
     if (!(c->valid & (1u << s)) && (mode & _SKEL_READ) && bytes) {
-        if (!_skel_acquire(c, 0, _SKEL_READ)) return NULL;
+        if (!_skel_acquire_locked(c, 0, _SKEL_READ)) return NULL;
         rc = _skel_spaces[s].upload(_skel_spaces[s].ctx, c->dev[s], c->host, bytes);
         if (rc != SKEL_OK) return NULL;
-        c->valid |= 1u << s;
+        _SKEL_STORE(&c->valid, c->valid | (1u << s));
     }
     return c->dev[s];
 }
 
-static void _skel_mark_written(skel_vec *c, int s) { c->valid = 1u << s; }
+static void *_skel_acquire(skel_vec *c, int s, int mode)
+{
+    void *p;
+    /* the host copy of data the host holds (most CPU calls): no lock */
+    if (s == 0 && (mode == _SKEL_WRITE || (_SKEL_LOAD(&c->valid) & 1u))) return c->host;
+    pthread_mutex_lock(&c->lock);
+    p = _skel_acquire_locked(c, s, mode);
+    pthread_mutex_unlock(&c->lock);
+    return p;
+}
+
+/* c (written by this thread's call alone) now holds its newest data in space s only */
+static void _skel_mark_written(skel_vec *c, int s) { _SKEL_STORE(&c->valid, 1u << s); }
 
 const void *skel_read(skel_vec *c)
 {
@@ -2111,18 +2176,40 @@ void *skel_write(skel_vec *c)
 {
     void *p;
     if (!c) { _skel_fail(SKEL_EINVAL, "skel_write: NULL container"); return NULL; }
-    p = _skel_acquire(c, 0, _SKEL_READWRITE);
-    if (p) _skel_mark_written(c, 0);
+    pthread_mutex_lock(&c->lock);
+    if ((p = _skel_acquire_locked(c, 0, _SKEL_READWRITE)) != NULL) _skel_mark_written(c, 0);
+    pthread_mutex_unlock(&c->lock);
     return p;
 }
 
 int skel_flush(skel_vec *c)
 {
     if (!c) return _skel_fail(SKEL_EINVAL, "skel_flush: NULL container");
-    if (!_skel_acquire(c, 0, _SKEL_READ)) return SKEL_EDEVICE;
+    pthread_mutex_lock(&c->lock);
+    if (!_skel_acquire_locked(c, 0, _SKEL_READ)) { pthread_mutex_unlock(&c->lock); return SKEL_EDEVICE; }
     _skel_release_devices(c);
-    c->valid = 1u;
+    _SKEL_STORE(&c->valid, 1u);
+    pthread_mutex_unlock(&c->lock);
     return SKEL_OK;
+}
+
+int skel_wait(skel_vec *c)
+{
+    int s, rc = SKEL_OK;
+    unsigned valid;
+    if (!c) return _skel_fail(SKEL_EINVAL, "skel_wait: NULL container");
+    valid = _SKEL_LOAD(&c->valid);
+    for (s = 1; s < _SKEL_LOAD(&_skel_nspaces) && rc == SKEL_OK; ++s)
+        if ((valid & (1u << s)) && _skel_spaces[s].wait) rc = _skel_spaces[s].wait(_skel_spaces[s].ctx);
+    return rc;
+}
+
+int skel_wait_all(void)
+{
+    int s, rc = SKEL_OK, r;
+    for (s = 1; s < _SKEL_LOAD(&_skel_nspaces); ++s)
+        if (_skel_spaces[s].wait && (r = _skel_spaces[s].wait(_skel_spaces[s].ctx)) != SKEL_OK && rc == SKEL_OK) rc = r;
+    return rc;
 }
 
 /* ---------------------------------------------------------------------
@@ -3611,7 +3698,7 @@ static const char _skel_tpl_scan[] =
     "#endif\n"
     "}\n"
     "/* waits for tile t's status; its value in *q; returns 1 for a P */\n"
-    "SKEL_DEVICE int skel_wait(SKEL_GLOBAL volatile uint64_t *st, SKEL_GLOBAL volatile skel_to *vc, skel_index t,\n"
+    "SKEL_DEVICE int skel_tile_wait(SKEL_GLOBAL volatile uint64_t *st, SKEL_GLOBAL volatile skel_to *vc, skel_index t,\n"
     "                          skel_index ntiles, skel_uint epoch, skel_to *q)\n"
     "{\n"
     "    uint64_t w;\n"
@@ -3688,7 +3775,7 @@ static const char _skel_tpl_scan_lookback[] =
     "                skel_index t = j - (SKEL_BLOCK - 1) + lid;\n"
     "                int isp = 0, top, found;\n"
     "                skel_to q = agg;\n"
-    "                if (t >= first) isp = skel_wait(st, carries, t, ntiles, epoch, &q);\n"
+    "                if (t >= first) isp = skel_tile_wait(st, carries, t, ntiles, epoch, &q);\n"
     "                if (lid == 0) top_s[0] = -1;\n"
     "                SKEL_BARRIER();\n"
     "                if (isp) SKEL_LOCAL_ATOMIC_MAX(top_s, lid);\n"
@@ -4425,8 +4512,12 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
    skeletons and dispatch: check the operands once, at the public
    boundary, then choose a variant and run it.
    --------------------------------------------------------------------- */
+/* An instance is shared by every thread that calls it: its state is made
+   once (under _skel_state_lock, published with _SKEL_STORE), and its plan
+   is one pointer that skel_set_plan replaces atomically; backend_data is
+   guarded by each backend's own lock. */
 struct _skel_inst_state {
-    skel_plan *plan;
+    skel_plan *plan;                            /* _SKEL_LOAD / _SKEL_STORE */
     void *backend_data[_SKEL_MAX_BACKENDS];   /* e.g. compiled kernels, per backend */
 };
 static pthread_mutex_t _skel_state_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -4434,13 +4525,22 @@ static pthread_mutex_t _skel_state_lock = PTHREAD_MUTEX_INITIALIZER;
 /* The instance's mutable state, made on first use (NULL when out of memory). */
 static struct _skel_inst_state *_skel_state(skel_skeleton *sk)
 {
+    struct _skel_inst_state *st = _SKEL_LOAD(&sk->state);
+    if (st) return st;
     pthread_mutex_lock(&_skel_state_lock);
-    if (!sk->state) {
-        sk->state = (struct _skel_inst_state *)SKEL_MALLOC(sizeof *sk->state);
-        if (sk->state) memset(sk->state, 0, sizeof *sk->state);
+    if (!(st = sk->state) && (st = (struct _skel_inst_state *)SKEL_MALLOC(sizeof *st)) != NULL) {
+        memset(st, 0, sizeof *st);
+        _SKEL_STORE(&sk->state, st);
     }
     pthread_mutex_unlock(&_skel_state_lock);
-    return sk->state;
+    return st;
+}
+
+/* The plan attached to sk now, or NULL. */
+static skel_plan *_skel_plan_of(skel_skeleton *sk)
+{
+    struct _skel_inst_state *st = _SKEL_LOAD(&sk->state);
+    return st ? _SKEL_LOAD(&st->plan) : NULL;
 }
 
 static const char *_skel_kind_name(int kind)
@@ -4619,9 +4719,9 @@ static void _skel_choose_default(const skel_call *c, const _skel_shape *sh, _ske
     size_t size = sh->dims == 1 ? sh->point[0] : sh->point[0] * sh->point[1];
     /* data already on a GPU stays there */
     for (i = 0; i < SKEL_MAX_IN && c->in[i]; ++i)
-        if (!(c->in[i]->valid & 1u))
+        if (!(_SKEL_LOAD(&c->in[i]->valid) & 1u))
             for (s = 0; s < _SKEL_LOAD(&_skel_nbackends); ++s)
-                if (_skel_backends[s].is_gpu && (c->in[i]->valid & (1u << _skel_backends[s].space))) {
+                if (_skel_backends[s].is_gpu && (_SKEL_LOAD(&c->in[i]->valid) & (1u << _skel_backends[s].space))) {
                     v->backend = s;
                     return;
                 }
@@ -4638,6 +4738,7 @@ static void _skel_group_apply(int group, _skel_variant *v);
    context point), else the default; then a bulk group's memory space. */
 static int _skel_choose(skel_skeleton *sk, const skel_call *c, const _skel_shape *sh, _skel_variant *v)
 {
+    skel_plan *plan;
     memset(v, 0, sizeof *v);
     if (_skel_env.forced == -2) {
         char why[300];
@@ -4645,7 +4746,7 @@ static int _skel_choose(skel_skeleton *sk, const skel_call *c, const _skel_shape
                           _skel_backend_why(_skel_env.forced_name, why, sizeof why));
     }
     if (_skel_env.forced >= 0) { v->backend = _skel_env.forced; return SKEL_OK; }
-    if (!(sk->state && sk->state->plan && _skel_plan_pick(sk->state->plan, sh, v)))
+    if (!((plan = _skel_plan_of(sk)) && _skel_plan_pick(plan, sh, v)))
         _skel_choose_default(c, sh, v);
     if (c->group) _skel_group_apply(c->group, v);
     return SKEL_OK;
@@ -5060,7 +5161,7 @@ int skel_set_plan(skel_skeleton *sk, skel_plan *p)
 {
     if (!sk) return _skel_fail(SKEL_EINVAL, "skel_set_plan: NULL skeleton instance");
     if (!_skel_state(sk)) return _skel_fail(SKEL_ENOMEM, "skel_set_plan: out of memory");
-    sk->state->plan = p;
+    _SKEL_STORE(&sk->state->plan, p);
     return SKEL_OK;
 }
 

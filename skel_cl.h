@@ -34,7 +34,8 @@
        refreshed only when the host reads (skel_read) - so a chain of calls
        moves the data once.  Calls are queued asynchronously (in order);
        skel_read, a scalar result (unless it goes to call.out, a 1-element
-       vector) or skel_cl_finish() waits for them.  A
+       vector), skel_wait / skel_wait_all or skel_cl_finish() waits for
+       them.  A
        variant {"opencl", .block} sets the work-group size (64..1024, a power
        of two; 0: 256); a Map or MapArray with fewer than 4 groups a
        compute unit runs in smaller groups (down to 32), as in skel_cuda.h.
@@ -301,7 +302,12 @@ static struct {
     skel_cl_stats stats;
     struct _skel_cl_prog *programs; /* every built program, for forgetting */
 } _skel_cl;
-static pthread_mutex_t _skel_cl_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t _skel_cl_lock = PTHREAD_MUTEX_INITIALIZER;     /* one call at a time on the device */
+/* _skel_cl.stats: counted from calls, reads of containers (skel_read in any
+   thread) and the buffer pool, so under a lock of their own */
+static pthread_mutex_t _skel_cl_stats_lock = PTHREAD_MUTEX_INITIALIZER;
+#define _SKEL_CL_COUNT(field, amount) \
+    do { pthread_mutex_lock(&_skel_cl_stats_lock); _skel_cl.stats.field += (amount); pthread_mutex_unlock(&_skel_cl_stats_lock); } while (0)
 
 static const char *_skel_cl_error_name(cl_int e)
 {
@@ -510,22 +516,32 @@ static int _skel_cl_probe(void)
     return _skel_cl.available;
 }
 
-/* The context and queue, made on first use (under _skel_cl_lock). */
+/* The context and queue, made on first use.  Calls make it under
+   _skel_cl_lock, but the memory space (a container brought to the device
+   outside a call, by the tuner) may too: its own lock, and ready read
+   without it once set (_SKEL_LOAD). */
 static int _skel_cl_ready(void)
 {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     cl_int err;
     _skel_cl_dev *d;
-    if (_skel_cl.ready == 1) return SKEL_OK;
-    if (_skel_cl.ready == -1) return _skel_fail(SKEL_EDEVICE, "%s", _skel_cl.ready_error);
-    d = &_skel_cl.dev[_skel_cl.sel];
-    _skel_cl.ctx = _skel_cl.api.clCreateContext(NULL, 1, &d->id, NULL, NULL, &err);
-    if (_SKEL_CL_ERR(err, clCreateContext) == SKEL_OK) {
-        _skel_cl.queue = _skel_cl.api.clCreateCommandQueue(_skel_cl.ctx, d->id, 0, &err);
-        if (_SKEL_CL_ERR(err, clCreateCommandQueue) == SKEL_OK) { _skel_cl.ready = 1; return SKEL_OK; }
+    int rc = SKEL_EDEVICE;
+    if (_SKEL_LOAD(&_skel_cl.ready) == 1) return SKEL_OK;
+    pthread_mutex_lock(&lock);
+    if (_skel_cl.ready == 1) rc = SKEL_OK;
+    else if (_skel_cl.ready == -1) _skel_fail(SKEL_EDEVICE, "%s", _skel_cl.ready_error);
+    else {
+        d = &_skel_cl.dev[_skel_cl.sel];
+        _skel_cl.ctx = _skel_cl.api.clCreateContext(NULL, 1, &d->id, NULL, NULL, &err);
+        if (_SKEL_CL_ERR(err, clCreateContext) == SKEL_OK) {
+            _skel_cl.queue = _skel_cl.api.clCreateCommandQueue(_skel_cl.ctx, d->id, 0, &err);
+            if (_SKEL_CL_ERR(err, clCreateCommandQueue) == SKEL_OK) rc = SKEL_OK;
+        }
+        if (rc != SKEL_OK) memcpy(_skel_cl.ready_error, skel_last_error(), sizeof _skel_cl.ready_error - 1);
+        _SKEL_STORE(&_skel_cl.ready, rc == SKEL_OK ? 1 : -1);
     }
-    _skel_cl.ready = -1;
-    memcpy(_skel_cl.ready_error, skel_last_error(), sizeof _skel_cl.ready_error - 1);
-    return SKEL_EDEVICE;
+    pthread_mutex_unlock(&lock);
+    return rc;
 }
 
 /* ---------------------------------------------------------------------
@@ -581,7 +597,7 @@ static cl_mem _skel_cl_pool_take(size_t bytes)
     }
     if (best >= 0) {
         m = _skel_cl_pool_remove(best);
-        _skel_cl.stats.reuses++;
+        _SKEL_CL_COUNT(reuses, 1);
     }
     pthread_mutex_unlock(&_skel_cl_pool.lock);
     return m;
@@ -645,7 +661,7 @@ static void _skel_cl_release(void *ctx, void *dev)
 static int _skel_cl_upload(void *ctx, void *dev, const void *host, size_t bytes)
 {
     (void)ctx;
-    _skel_cl.stats.uploads++;
+    _SKEL_CL_COUNT(uploads, 1);
     return _SKEL_CL(clEnqueueWriteBuffer, _skel_cl.queue, (cl_mem)dev, 1, 0, bytes, host, 0, NULL, NULL);
 }
 
@@ -662,8 +678,15 @@ static int _skel_cl_read(cl_mem dev, void *host, size_t bytes)
 static int _skel_cl_download(void *ctx, void *host, const void *dev, size_t bytes)
 {
     (void)ctx;
-    _skel_cl.stats.downloads++;
+    _SKEL_CL_COUNT(downloads, 1);
     return _skel_cl_read((cl_mem)dev, host, bytes);
+}
+
+/* Every call queued so far has finished (skel_wait; the queue is thread-safe). */
+static int _skel_cl_wait(void *ctx)
+{
+    (void)ctx;
+    return _SKEL_LOAD(&_skel_cl.ready) == 1 ? _SKEL_CL(clFinish, _skel_cl.queue) : SKEL_OK;
 }
 
 /* ---------------------------------------------------------------------
@@ -762,12 +785,12 @@ static cl_program _skel_cl_load_cached(const char *path, uint64_t key)
     }
     SKEL_FREE(file);
     if (why) {
-        _skel_cl.stats.disk_rejects++;
+        _SKEL_CL_COUNT(disk_rejects, 1);
         _skel_log(SKEL_LOG_WARN, "opencl: cache entry %s is unusable (%s); rebuilding it", path, why);
         return NULL;
     }
-    _skel_cl.stats.disk_loads++;
-    _skel_cl.stats.load_seconds += _skel_now() - t0;
+    _SKEL_CL_COUNT(disk_loads, 1);
+    _SKEL_CL_COUNT(load_seconds, _skel_now() - t0);
     _skel_log(SKEL_LOG_INFO, "opencl: program loaded from %s", path);
     return prog;
 }
@@ -790,7 +813,7 @@ static void _skel_cl_store_cached(const char *path, uint64_t key, cl_program pro
         h.key = key;
         h.bytes = bytes;
         h.check = _skel_hash(_SKEL_HASH_SEED, bin, bytes);
-        if (_skel_write_atomic(path, &h, sizeof h, bin, bytes, 0) == SKEL_OK) _skel_cl.stats.disk_writes++;
+        if (_skel_write_atomic(path, &h, sizeof h, bin, bytes, 0) == SKEL_OK) _SKEL_CL_COUNT(disk_writes, 1);
         else _skel_log(SKEL_LOG_INFO, "opencl: the program is not cached (%s)", _skel_errbuf);
     }
     SKEL_FREE(bin);
@@ -915,8 +938,8 @@ static int _skel_cl_program(skel_skeleton *sk, int block, _skel_cl_prog **out)
         p->program = _skel_cl.api.clCreateProgramWithSource(_skel_cl.ctx, 1, &text, NULL, &err);
         if ((rc = _SKEL_CL_ERR(err, clCreateProgramWithSource)) != SKEL_OK) { p->program = NULL; goto fail; }
         err = _skel_cl.api.clBuildProgram(p->program, 1, &d->id, options, NULL, NULL);
-        _skel_cl.stats.builds++;
-        _skel_cl.stats.build_seconds += _skel_now() - t0;
+        _SKEL_CL_COUNT(builds, 1);
+        _SKEL_CL_COUNT(build_seconds, _skel_now() - t0);
         if (err != 0) {
             static char log[16384];
             _skel_cl_build_log(p->program, log, sizeof log);
@@ -1104,7 +1127,7 @@ static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const 
         }
         if (rc == SKEL_OK)
             rc = _SKEL_CL(clEnqueueNDRangeKernel, _skel_cl.queue, kern, 1, NULL, &global, &local, 0, NULL, NULL);
-        if (rc == SKEL_OK) _skel_cl.stats.launches++;
+        if (rc == SKEL_OK) _SKEL_CL_COUNT(launches, 1);
     }
     /* every step enqueued: the next kernel that uses the state runs after
        them (one in-order queue) */
@@ -1161,6 +1184,7 @@ static void _skel_cl_provide(void)
     sp.release = _skel_cl_release;
     sp.upload = _skel_cl_upload;
     sp.download = _skel_cl_download;
+    sp.wait = _skel_cl_wait;
     if ((_skel_cl.space = _skel_space_register(&sp)) < 0) {
         _skel_log(SKEL_LOG_WARN, "opencl: no memory space left; the backend is absent");
         _skel_cl.available = 0;
@@ -1225,18 +1249,16 @@ int skel_cl_finish(void)
 {
     int rc = SKEL_OK;
     _skel_init_gpus();
-    pthread_mutex_lock(&_skel_cl_lock);
-    if (_skel_cl.ready == 1) rc = _SKEL_CL(clFinish, _skel_cl.queue);
-    pthread_mutex_unlock(&_skel_cl_lock);
+    if (_SKEL_LOAD(&_skel_cl.ready) == 1) rc = _SKEL_CL(clFinish, _skel_cl.queue);
     return rc;
 }
 
 void skel_cl_stats_get(skel_cl_stats *out)
 {
     if (!out) return;
-    pthread_mutex_lock(&_skel_cl_lock);
+    pthread_mutex_lock(&_skel_cl_stats_lock);
     *out = _skel_cl.stats;
-    pthread_mutex_unlock(&_skel_cl_lock);
+    pthread_mutex_unlock(&_skel_cl_stats_lock);
 }
 
 void skel_cl_forget_programs(void)

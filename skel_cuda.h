@@ -811,7 +811,7 @@ typedef struct _skel_cuda_buf {
     void *pinned;               /* host buffer this space page-locked, if any */
 } _skel_cuda_buf;
 
-static int _skel_cuda_pinning = -1;
+static int _skel_cuda_pinning;        /* SKEL_CUDA_PINNED, read when the backend is made */
 static size_t _skel_cuda_alloc_limit, _skel_cuda_alloc_used;   /* tests: a budget of device bytes */
 static _SKEL_TLS int _skel_cuda_space_rc;   /* status of the last failed space operation */
 /* Tests: from now on, device allocations beyond `bytes` in total fail as
@@ -891,7 +891,6 @@ static int _skel_cuda_upload(void *ctx, void *p, const void *host, size_t bytes)
     _skel_cuda_dev *d = (_skel_cuda_dev *)ctx;
     _skel_cuda_buf *b = (_skel_cuda_buf *)p;
     _SKEL_TRY(_skel_cuda_set(d));
-    if (_skel_cuda_pinning < 0) _skel_cuda_pinning = _skel_env_int("SKEL_CUDA_PINNED", 0) > 0;
     if (_skel_cuda_pinning && !b->pinned && bytes >= 65536) {
         /* page-lock once; a buffer another device registered is fine as is */
         _skel_CUresult r = _skel_cu.cuMemHostRegister_v2((void *)host, bytes, 0);
@@ -916,6 +915,13 @@ static int _skel_cuda_download(void *ctx, void *host, const void *p, size_t byte
     _skel_cuda_st.bytes_down += (double)bytes;
     pthread_mutex_unlock(&_skel_cuda_lock);
     return SKEL_OK;
+}
+
+/* Every call queued on device d has finished (skel_wait). */
+static int _skel_cuda_wait(void *ctx)
+{
+    _SKEL_TRY(_skel_cuda_set((_skel_cuda_dev *)ctx));
+    return _SKEL_CU(cuCtxSynchronize, ());
 }
 
 /* The device pointer of container c in device d's space, copying it there
@@ -944,7 +950,9 @@ static int _skel_cuda_launch(int d, _skel_CUfunction f, size_t grid, unsigned bl
     if (grid == 0) return SKEL_OK;
     if (grid > 0x7fffffffu) grid = 0x7fffffffu;
     _SKEL_TRY(_SKEL_CU(cuLaunchKernel, (f, (unsigned)grid, 1, 1, block, 1, 1, shmem, NULL, args, NULL)));
-    _skel_cuda_st.launches++;   /* statistics only: a lost update is harmless */
+    pthread_mutex_lock(&_skel_cuda_lock);    /* calls on other devices run at the same time */
+    _skel_cuda_st.launches++;
+    pthread_mutex_unlock(&_skel_cuda_lock);
     return SKEL_OK;
 }
 
@@ -1612,6 +1620,7 @@ static void _skel_cuda_provide(void)
     char more[48] = "";
     if (done++) return;
     if (_skel_env_int("SKEL_CUDA_STATS", 0) > 0) atexit(_skel_cuda_print_stats);
+    _skel_cuda_pinning = _skel_env_int("SKEL_CUDA_PINNED", 0) > 0;
     _skel_cuda_register_check();
     if (!_skel_nvrtc_load()) snprintf(_skel_cuda_absent, sizeof _skel_cuda_absent, "NVRTC not found");
     else if (!_skel_cu_load()) snprintf(_skel_cuda_absent, sizeof _skel_cuda_absent, "libcuda.so.1 not found");
@@ -1645,6 +1654,7 @@ static void _skel_cuda_provide(void)
         sp.release = _skel_cuda_release;
         sp.upload = _skel_cuda_upload;
         sp.download = _skel_cuda_download;
+        sp.wait = _skel_cuda_wait;
         if ((d->space = _skel_space_register(&sp)) < 0) break;
         _skel_log(SKEL_LOG_INFO, "cuda: device %d: %s, %s, %d SMs, %.1f GiB, %d KiB shared/block (%d opt-in), %d regs/block",
                   i, d->info.name, d->arch, d->info.sms, (double)d->info.memory / (1 << 30),

@@ -30,7 +30,13 @@
        seq      the same with SKEL_BACKEND=seq
        probed   skel_backend_count() first, which opens every GPU library:
                 what each first call cost while skel probed the GPUs at
-                start-up (the baseline) */
+                start-up (the baseline)
+
+   bench_firstcall --wait [n]   (default 2^26)
+   What a GPU Map of n floats (a saxpy-like body, data on the device) is
+   timed at without waiting for it (the call returns once queued), with
+   skel_wait(out) after it, and with skel_read of one element: median us
+   of 15, per GPU variant.  Shows why GPU work is timed with skel_wait. */
 #include "bench.h"
 
 #include <stdio.h>
@@ -122,6 +128,49 @@ static int startup(int samples)
     return 0;
 }
 
+/* a GPU Map timed three ways (see the header) */
+static int wait_bench(size_t n)
+{
+    static const char *const gpus[] = { "cuda", "opencl" };
+    skel_vec *a, *r;
+    int g, k;
+    printf("GPU Map of %zu floats on the device: median us of 15\n%-8s %12s %12s %12s\n", n, "variant", "call only",
+           "+skel_wait", "+skel_read");
+    if (skel_vec_new_fill(&a, SKEL_FLOAT, n, &(float){ 1.0f }) != SKEL_OK || skel_vec_new(&r, SKEL_FLOAT, n) != SKEL_OK) return 1;
+    for (g = 0; g < 2; ++g) {
+        skel_plan *p;
+        double t[3][15];
+        if (!skel_backend_available(gpus[g])) continue;
+        skel_plan_new(&p);
+        skel_plan_add(p, 0, SIZE_MAX, &(skel_variant){ .backend = gpus[g] });
+        skel_set_plan(twice, p);
+        skel_map1(twice, r, a);         /* compile, upload */
+        skel_map1(twice, a, r);
+        skel_wait_all();
+        for (k = 0; k < 15; ++k) {
+            double t0;
+            t0 = bench_now();
+            skel_map1(twice, r, a);
+            t[0][k] = 1e6 * (bench_now() - t0);
+            skel_wait_all();            /* untimed: the next sample starts idle */
+            t0 = bench_now();
+            skel_map1(twice, r, a);
+            skel_wait(r);
+            t[1][k] = 1e6 * (bench_now() - t0);
+            t0 = bench_now();
+            skel_map1(twice, r, a);
+            _skel_tune_sync(r);         /* one element read back (the tuner's sync) */
+            t[2][k] = 1e6 * (bench_now() - t0);
+        }
+        printf("%-8s %12.1f %12.1f %12.1f\n", gpus[g], bench_median(t[0], 15), bench_median(t[1], 15), bench_median(t[2], 15));
+        skel_set_plan(twice, NULL);
+        skel_plan_free(p);
+    }
+    skel_free(a);
+    skel_free(r);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct { const char *backend; int block; } vs[] = {
@@ -131,6 +180,7 @@ int main(int argc, char **argv)
     int nsizes = 2, nv = 0, i, v, k;
     if (argc > 1 && strcmp(argv[1], "--startup-child") == 0) return startup_child(argc > 2 && atoi(argv[2]));
     if (argc > 1 && strcmp(argv[1], "--startup") == 0) return startup(argc > 2 ? atoi(argv[2]) : 21);
+    if (argc > 1 && strcmp(argv[1], "--wait") == 0) return wait_bench(argc > 2 ? (size_t)atol(argv[2]) : (size_t)1 << 26);
     if (argc > 1) for (nsizes = 0; nsizes < 8 && nsizes + 1 < argc; ++nsizes) sizes[nsizes] = (size_t)atol(argv[nsizes + 1]);
     for (i = 0; i < (int)(sizeof vs / sizeof *vs); ++i) {
         skel_variant var;

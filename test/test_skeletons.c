@@ -1068,3 +1068,32 @@ SKEL_TEST(mapreduce_index_only_uses_count)
         ST_EQ_INT(skel_run(sum_sq, &c), SKEL_EEMPTY);
     }
 }
+
+/* skel_wait(out) and skel_wait_all() return once the call that wrote out
+   has finished, on every variant (CPU calls: at once); the result is then
+   complete. */
+SKEL_FUNC(float, w_twice, (float a), return 2 * a + 1;)
+SKEL_MAP(w_map, w_twice, float, 1)
+SKEL_TEST(wait_for_a_call_on_every_variant)
+{
+    skel_vec *a = st_fvec(100003, 1), *o = NULL;
+    int vi;
+    ST_EQ_INT(skel_wait(NULL), SKEL_EINVAL);
+    ST_OK(skel_vec_new(&o, SKEL_FLOAT, 100003));
+    ST_OK(skel_wait(o));
+    for (vi = 0; vi < st_variant_count(); ++vi) {
+        const float *r;
+        st_context("%s", st_variant_get(vi)->label);
+        st_use_variant(w_map, vi);
+        ST_OK(skel_map1(w_map, o, a));
+        ST_OK(skel_wait(o));
+        ST_OK(skel_map1(w_map, o, a));
+        ST_OK(skel_wait_all());
+        r = (const float *)skel_read(o);
+        ST_CHECK(r != NULL);
+        ST_EQ_INT(r[100002], 2 * ((const float *)skel_read(a))[100002] + 1);
+    }
+    ST_OK(skel_set_plan(w_map, NULL));
+    skel_free(a);
+    skel_free(o);
+}
