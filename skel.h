@@ -171,6 +171,10 @@
                              value over 1023 characters or one naming a
                              file that is not a directory
        SKEL_RETUNE=1         tune again even when a matching plan file exists
+       SKEL_TRACE=file       record what ran where and when (skeleton calls,
+                             tasks, copies between memory spaces, per worker
+                             thread and place) and write it to file at exit;
+                             tools/skel_trace draws it and sums it up
        A variable set to a value skel cannot use (empty, not a number, out
        of range, an architecture NVRTC does not know) is ignored with a
        warning that names it, on stderr or to the log callback, whatever
@@ -348,6 +352,9 @@
        Change log, newest first; one line per change under the unreleased
        version.
        unreleased (0.3.0)
+              - Places (the host, each GPU) and a per-thread place binding
+                for workers; SKEL_TRACE=file records a timeline (calls,
+                tasks, copies per worker and place).
               - bench/: bench/README.md (headline tables), bench/results/
                 (the current tables per area), bench/plots/; the dated
                 session logs left to git history.
@@ -1489,6 +1496,192 @@ void _skel_cache_unmark(const char *path)
 }
 
 /* ---------------------------------------------------------------------
+   trace: SKEL_TRACE=file records what ran where and when, transfers
+   included (tools/skel_trace draws it as a timeline and sums it up).
+   Every thread that records is a *lane* (a CPU worker, a GPU worker, a
+   stream stage's worker, the main thread); an event is a span of time on
+   a lane, at a place (see "places" below).
+
+   THE API (skel's headers: the task scheduler, stream workers)
+   _skel_trace_on()     1 while a trace is recorded (one load once
+                        started); build an event only then
+   _skel_trace_lane(fmt, ...)   name this thread's lane ("cpu 3", "gpu
+                        cuda", "stage p worker 2"); a thread that records
+                        without a name is "thread N"; renaming is fine
+   _skel_trace_event(kind, place, from, t0, t1, bytes, flags, name)
+                        this thread spent t0..t1 (_skel_now() seconds) on
+                        `name` (copied: up to 47 characters) at `place`:
+                        kind _SKEL_TR_TASK     a skeleton call or user task
+                             _SKEL_TR_COPY     bytes moved from place
+                                               `from` to `place` (from is
+                                               -1 for other kinds)
+                             _SKEL_TR_STAGE    a stream stage on one item
+                             _SKEL_TR_WAIT     a thread blocked waiting
+                        flags (or'ed): _SKEL_TR_MODEL (placed by a
+                        performance model), _SKEL_TR_FALLBACK (placed
+                        without one), _SKEL_TR_CALIBRATE (placed to
+                        measure an uncalibrated place), _SKEL_TR_FAILED,
+                        _SKEL_TR_NOTRUN (an input's producer failed)
+   _skel_trace_flush()  write the file now (it is also written at exit):
+                        SKEL_OK, or SKEL_EIO with skel_last_error set
+   The file is text, one record a line, times in microseconds since the
+   trace began, written whole through _skel_write_atomic:
+       skeltrace 1
+       place P NAME                         every place an event names
+       lane L NAME
+       ev L KIND PLACE FROM T0 T1 BYTES FLAGS NAME
+       dropped N                            events past the limit (4M)
+   KIND is one letter: T task, C copy, S stage, W wait.
+   Events go to one buffer under one mutex: tracing costs about a lock
+   per event, and nothing when off.
+   --------------------------------------------------------------------- */
+enum { _SKEL_TR_TASK = 'T', _SKEL_TR_COPY = 'C', _SKEL_TR_STAGE = 'S', _SKEL_TR_WAIT = 'W' };
+enum { _SKEL_TR_MODEL = 1, _SKEL_TR_FALLBACK = 2, _SKEL_TR_CALIBRATE = 4, _SKEL_TR_FAILED = 8, _SKEL_TR_NOTRUN = 16 };
+#define _SKEL_TRACE_MAX_EVENTS (4u << 20)
+#define _SKEL_TRACE_LANES 1024
+
+typedef struct _skel_trev {
+    double t0, t1;
+    uint64_t bytes;
+    int lane, place, from, flags;
+    char kind, name[47];
+} _skel_trev;
+
+const char *_skel_place_name(int p);
+
+static pthread_once_t _skel_trace_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t _skel_trace_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    int on;                     /* written once (_skel_trace_start), read-only after */
+    char path[1024];            /* the same */
+    double origin;              /* the same: _skel_now() when the trace began */
+    _skel_trev *ev;             /* _skel_trace_mu: the events */
+    size_t nev, cap, dropped;   /* _skel_trace_mu */
+    char lanes[_SKEL_TRACE_LANES][48];  /* _skel_trace_mu: lane names */
+    int nlanes;                 /* _skel_trace_mu */
+    const char *places[_SKEL_MAX_SPACES];  /* _skel_trace_mu: names of the places events named */
+} _skel_trace;
+static _SKEL_TLS int _skel_trace_self;     /* owner thread only: 1 + this thread's lane, 0: none yet */
+
+int _skel_trace_flush(void);
+static void _skel_trace_atexit(void) { _skel_trace_flush(); }
+
+static void _skel_trace_start(void)
+{
+    const char *p = getenv("SKEL_TRACE");
+    if (!p || !*p) return;
+    if (strlen(p) >= sizeof _skel_trace.path) {
+        _skel_env_warn("SKEL_TRACE is %zu characters long (at most %zu); no trace", strlen(p), sizeof _skel_trace.path - 1);
+        return;
+    }
+    snprintf(_skel_trace.path, sizeof _skel_trace.path, "%s", p);
+    _skel_trace.origin = _skel_now();
+    _skel_trace.on = 1;
+    atexit(_skel_trace_atexit);
+}
+
+int _skel_trace_on(void)
+{
+    pthread_once(&_skel_trace_once, _skel_trace_start);
+    return _skel_trace.on;
+}
+
+/* This thread's lane, made on first use (mutex held). */
+static int _skel_trace_lane_locked(void)
+{
+    if (!_skel_trace_self && _skel_trace.nlanes < _SKEL_TRACE_LANES) {
+        snprintf(_skel_trace.lanes[_skel_trace.nlanes], sizeof _skel_trace.lanes[0], "thread %d", _skel_trace.nlanes);
+        _skel_trace_self = ++_skel_trace.nlanes;
+    }
+    return _skel_trace_self ? _skel_trace_self - 1 : _SKEL_TRACE_LANES - 1;
+}
+
+void _skel_trace_lane(const char *fmt, ...)
+{
+    va_list ap;
+    int l;
+    if (!_skel_trace_on()) return;
+    pthread_mutex_lock(&_skel_trace_mu);
+    l = _skel_trace_lane_locked();
+    va_start(ap, fmt);
+    vsnprintf(_skel_trace.lanes[l], sizeof _skel_trace.lanes[0], fmt, ap);
+    va_end(ap);
+    pthread_mutex_unlock(&_skel_trace_mu);
+}
+
+void _skel_trace_event(int kind, int place, int from, double t0, double t1, uint64_t bytes, int flags, const char *name)
+{
+    _skel_trev *e;
+    if (!_skel_trace_on()) return;
+    pthread_mutex_lock(&_skel_trace_mu);
+    if (_skel_trace.nev == _skel_trace.cap) {
+        size_t cap = _skel_trace.cap ? 2 * _skel_trace.cap : 4096;
+        _skel_trev *q = cap <= _SKEL_TRACE_MAX_EVENTS ? (_skel_trev *)SKEL_REALLOC(_skel_trace.ev, cap * sizeof *q) : NULL;
+        if (!q) { _skel_trace.dropped++; pthread_mutex_unlock(&_skel_trace_mu); return; }
+        _skel_trace.ev = q;
+        _skel_trace.cap = cap;
+    }
+    e = &_skel_trace.ev[_skel_trace.nev++];
+    e->lane = _skel_trace_lane_locked();
+    e->kind = (char)kind; e->place = place; e->from = from; e->flags = flags;
+    e->t0 = t0; e->t1 = t1; e->bytes = bytes;
+    snprintf(e->name, sizeof e->name, "%s", name ? name : "?");
+    if (place >= 0 && place < _SKEL_MAX_SPACES) _skel_trace.places[place] = _skel_place_name(place);
+    if (from >= 0 && from < _SKEL_MAX_SPACES) _skel_trace.places[from] = _skel_place_name(from);
+    pthread_mutex_unlock(&_skel_trace_mu);
+}
+
+/* Append printf text to a growing buffer (*len, *cap); 0 when out of memory. */
+static int _skel_trace_put(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    for (;;) {
+        va_start(ap, fmt);
+        n = vsnprintf(*buf ? *buf + *len : NULL, *buf ? *cap - *len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) return 0;
+        if (*buf && *len + (size_t)n < *cap) { *len += (size_t)n; return 1; }
+        {
+            size_t c = (*cap ? *cap : 65536) * 2 + (size_t)n;
+            char *q = (char *)SKEL_REALLOC(*buf, c);
+            if (!q) return 0;
+            *buf = q;
+            *cap = c;
+        }
+    }
+}
+
+int _skel_trace_flush(void)
+{
+    char *buf = NULL, name[48];
+    size_t len = 0, cap = 0, i, k;
+    int ok, rc;
+    if (!_skel_trace_on()) return SKEL_OK;
+    pthread_mutex_lock(&_skel_trace_mu);
+    ok = _skel_trace_put(&buf, &len, &cap, "skeltrace 1\n");
+    for (i = 0; ok && i < _SKEL_MAX_SPACES; ++i)
+        if (_skel_trace.places[i]) ok = _skel_trace_put(&buf, &len, &cap, "place %d %s\n", (int)i, _skel_trace.places[i]);
+    for (i = 0; ok && i < (size_t)_skel_trace.nlanes; ++i)
+        ok = _skel_trace_put(&buf, &len, &cap, "lane %d %s\n", (int)i, _skel_trace.lanes[i]);
+    for (i = 0; ok && i < _skel_trace.nev; ++i) {
+        const _skel_trev *e = &_skel_trace.ev[i];
+        for (k = 0; e->name[k] && k + 1 < sizeof name; ++k)   /* one token per field but the last */
+            name[k] = e->name[k] == '\n' ? ' ' : e->name[k];
+        name[k] = 0;
+        ok = _skel_trace_put(&buf, &len, &cap, "ev %d %c %d %d %.3f %.3f %llu %d %s\n", e->lane, e->kind, e->place,
+                             e->from, 1e6 * (e->t0 - _skel_trace.origin), 1e6 * (e->t1 - _skel_trace.origin),
+                             (unsigned long long)e->bytes, e->flags, name);
+    }
+    if (ok && _skel_trace.dropped) ok = _skel_trace_put(&buf, &len, &cap, "dropped %zu\n", _skel_trace.dropped);
+    pthread_mutex_unlock(&_skel_trace_mu);
+    rc = ok ? _skel_write_atomic(_skel_trace.path, buf, len, NULL, 0, 0)
+            : _skel_fail(SKEL_ENOMEM, "trace %s: out of memory", _skel_trace.path);
+    SKEL_FREE(buf);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------
    worker pool: the one set of CPU threads skel owns
    (DESIGN.md "Threads, places and parts").  Nothing else in skel
    creates threads.  Workers start lazily, the first time a call needs
@@ -2120,6 +2313,13 @@ size_t skel_cols(const skel_vec *c) { return c ? c->cols : 0; }
 skel_type skel_elem_type(const skel_vec *c) { return c ? c->type : SKEL_NOTYPE; }
 int skel_is_matrix(const skel_vec *c) { return c ? c->is_matrix : 0; }
 
+/* A copy of bytes from space `from` to space `to` that began at t0 (0:
+   not traced) succeeded: the trace records it. */
+static void _skel_copied(int from, int to, size_t bytes, double t0)
+{
+    if (t0 > 0) _skel_trace_event(_SKEL_TR_COPY, to, from, t0, _skel_now(), bytes, 0, "copy");
+}
+
 /* Make space s hold the newest data of c (copying if needed) and return its
    pointer there.  _SKEL_WRITE alone skips the copy: the caller overwrites
    everything.  The valid mask is updated by _skel_mark_written after the
@@ -2129,12 +2329,15 @@ static void *_skel_acquire_locked(skel_vec *c, int s, int mode)
 {
     size_t bytes = c->n * c->esz;
     int src, rc;
+    double t0;
     if (s == 0) {
         if (!(c->valid & 1u) && (mode & _SKEL_READ) && bytes) {
             for (src = 1; src < _SKEL_LOAD(&_skel_nspaces) && !(c->valid & (1u << src)); ++src) {}
             SKEL_ASSERT(src < _SKEL_LOAD(&_skel_nspaces));
+            t0 = _skel_trace.on ? _skel_now() : 0;
             rc = _skel_spaces[src].download(_skel_spaces[src].ctx, c->host, c->dev[src], bytes);
             if (rc != SKEL_OK) return NULL;
+            _skel_copied(src, 0, bytes, t0);
             _SKEL_STORE(&c->valid, c->valid | 1u);
         }
         return c->host;
@@ -2145,8 +2348,10 @@ static void *_skel_acquire_locked(skel_vec *c, int s, int mode)
     }
     if (!(c->valid & (1u << s)) && (mode & _SKEL_READ) && bytes) {
         if (!_skel_acquire_locked(c, 0, _SKEL_READ)) return NULL;
+        t0 = _skel_trace.on ? _skel_now() : 0;
         rc = _skel_spaces[s].upload(_skel_spaces[s].ctx, c->dev[s], c->host, bytes);
         if (rc != SKEL_OK) return NULL;
+        _skel_copied(0, s, bytes, t0);
         _SKEL_STORE(&c->valid, c->valid | (1u << s));
     }
     return c->dev[s];
@@ -2388,6 +2593,7 @@ static void _skel_init_once(void)
     _skel_backend seq = { "seq", 0, 0, NULL, _skel_cpu_run, NULL, "one CPU core" };
     const char *forced = getenv("SKEL_BACKEND");
     pthread_once(&_skel_verbose_once, _skel_verbose_read);
+    _skel_trace_on();           /* SKEL_TRACE starts with the first call */
     _skel_backend_register(&seq);
     _skel_env.omp_backend = _skel_env.pool_backend = -1;
 #if _SKEL_OMP
@@ -2462,6 +2668,73 @@ static void _skel_variant_public(const _skel_variant *v, skel_variant *out)
     out->threads = v->threads; out->block = v->block;
     out->grid = v->grid; out->devices = v->devices;
 }
+
+/* ---------------------------------------------------------------------
+   places: where a call computes (DESIGN.md "Threads, places and parts").
+   Place p is memory space p with the backend that computes there: place
+   0 the host with the CPU backends, place s > 0 the GPU backend whose
+   kernels read space s (a space no backend computes in, e.g. a second
+   CUDA device that only takes part in splits, is not a place).
+
+   THE API (skel's headers, the task scheduler, stream workers)
+   _skel_place_count()      spaces registered (GPUs probed): places are below it
+   _skel_place_backend(p)   registry index of the GPU backend computing at
+                            p, 0 (seq) for the host, -1 when p is no place
+   _skel_place_name(p)      the space's name ("host", "cuda", "opencl")
+   _skel_place_find(name)   the place named name, or "name:0", or -1
+   _skel_place_bind(p)      from now on this thread's skeleton calls run at
+                            place p (-1: no binding, the plan decides);
+                            returns the previous binding.  A GPU worker
+                            binds its thread to its GPU, so the skeleton
+                            calls a GPU stage or a GPU user task makes run
+                            there; a CPU worker binds to the host.
+   _skel_place_bound()      this thread's binding (-1: none)
+   Dispatch (_skel_choose) keeps the plan's or default's variant when its
+   backend computes at the bound place, else takes the plan's best
+   variant at that place (_skel_plan_at), else the place's default: the
+   GPU backend's default variant, or on the host pool above
+   SKEL_PARALLEL_THRESHOLD and seq below.  SKEL_BACKEND still wins when
+   the backend it names computes at the bound place.
+   --------------------------------------------------------------------- */
+static _SKEL_TLS int _skel_place_tls;   /* owner thread only: 1 + the bound place, 0: none */
+
+int _skel_place_count(void) { _skel_init_gpus(); return _SKEL_LOAD(&_skel_nspaces); }
+
+int _skel_place_backend(int p)
+{
+    int i, n = _SKEL_LOAD(&_skel_nbackends);
+    if (p == 0) return 0;
+    for (i = 0; p > 0 && i < n; ++i)
+        if (_skel_backends[i].is_gpu && _skel_backends[i].space == p) return i;
+    return -1;
+}
+
+const char *_skel_place_name(int p)
+{
+    return p >= 0 && p < _SKEL_LOAD(&_skel_nspaces) ? _skel_spaces[p].name : "?";
+}
+
+int _skel_place_find(const char *name)
+{
+    int p, n = _skel_place_count();
+    size_t len;
+    if (!name) return -1;
+    len = strcspn(name, ":");
+    for (p = 0; p < n; ++p)
+        if (_skel_place_backend(p) >= 0 && (strcmp(_skel_spaces[p].name, name) == 0 ||
+            (strncmp(_skel_spaces[p].name, name, len) == 0 && !_skel_spaces[p].name[len] && strcmp(name + len, ":0") == 0)))
+            return p;
+    return -1;
+}
+
+int _skel_place_bind(int p)
+{
+    int old = _skel_place_tls - 1;
+    _skel_place_tls = p >= 0 ? p + 1 : 0;
+    return old;
+}
+
+int _skel_place_bound(void) { return _skel_place_tls - 1; }
 
 /* ---------------------------------------------------------------------
    CPU backends: seq, omp and pool share this code.  A call splits its
@@ -4732,23 +5005,47 @@ static void _skel_choose_default(const skel_call *c, const _skel_shape *sh, _ske
 
 /* execution plans (defined with the plans, below) */
 static int _skel_plan_pick(const skel_plan *p, const _skel_shape *sh, _skel_variant *v);
+static int _skel_plan_at(const skel_plan *p, const _skel_shape *sh, int place, _skel_variant *v, double *time);
 static void _skel_group_apply(int group, _skel_variant *v);
 
+/* The variant a call runs at place p: the plan's best there, else the
+   place's default (see "places"). */
+static int _skel_choose_at(skel_skeleton *sk, const _skel_shape *sh, int p, _skel_variant *v)
+{
+    size_t size = sh->dims == 1 ? sh->point[0] : sh->point[0] * sh->point[1];
+    skel_plan *plan = _skel_plan_of(sk);
+    double t;
+    memset(v, 0, sizeof *v);
+    if (plan && _skel_plan_at(plan, sh, p, v, &t)) return SKEL_OK;
+    memset(v, 0, sizeof *v);
+    v->backend = p > 0 ? _skel_place_backend(p) : size >= (size_t)_skel_env.omp_threshold ? _skel_cpu_parallel_backend() : 0;
+    if (v->backend < 0)
+        return _skel_fail(SKEL_EBACKEND, "%s %s: place %d (%s) has no backend", _skel_kind_name(sk->kind), sk->name, p,
+                          _skel_place_name(p));
+    return SKEL_OK;
+}
+
 /* Which variant runs this call: SKEL_BACKEND, else the plan (at the call's
-   context point), else the default; then a bulk group's memory space. */
+   context point), else the default; then a bulk group's memory space;
+   then this thread's place binding. */
 static int _skel_choose(skel_skeleton *sk, const skel_call *c, const _skel_shape *sh, _skel_variant *v)
 {
     skel_plan *plan;
+    int bound = _skel_place_bound();
     memset(v, 0, sizeof *v);
     if (_skel_env.forced == -2) {
         char why[300];
         return _skel_fail(SKEL_EBACKEND, "SKEL_BACKEND=%s: backend %s", _skel_env.forced_name,
                           _skel_backend_why(_skel_env.forced_name, why, sizeof why));
     }
-    if (_skel_env.forced >= 0) { v->backend = _skel_env.forced; return SKEL_OK; }
+    if (_skel_env.forced >= 0 && (bound < 0 || _skel_backends[_skel_env.forced].space == bound)) {
+        v->backend = _skel_env.forced;
+        return SKEL_OK;
+    }
     if (!((plan = _skel_plan_of(sk)) && _skel_plan_pick(plan, sh, v)))
         _skel_choose_default(c, sh, v);
     if (c->group) _skel_group_apply(c->group, v);
+    if (bound >= 0 && _skel_backends[v->backend].space != bound) return _skel_choose_at(sk, sh, bound, v);
     return SKEL_OK;
 }
 
@@ -5020,7 +5317,7 @@ static int _skel_open_pick(const _skel_tree *t, const _skel_pnode *nd, int k)
    -1: none. */
 static int _skel_tree_pick(const _skel_tree *t, const size_t *point)
 {
-    uint64_t x[2];
+    uint64_t x[2] = { 0, 0 };
     const _skel_pnode *nd;
     int d, k = 0, v, best = -1, i;
     double bd = 0, dist;
@@ -5155,6 +5452,63 @@ static int _skel_plan_pick(const skel_plan *p, const _skel_shape *sh, _skel_vari
             }
     }
     return 0;
+}
+
+/* Per-call time R of variant v at x (clamped into the box): interpolated
+   between the corners of the leaf holding it, linearly along each axis
+   (costs grow about linearly with size between measured points), and
+   beyond the box's upper end scaled by size.  -1 where v did not run at
+   every corner. */
+static double _skel_tree_predict(const _skel_tree *t, const size_t *point, int v)
+{
+    uint64_t x[2] = { 0, 0 };
+    const _skel_pnode *nd;
+    double total = 0, scale = 1, w, r, f;
+    int d, k;
+    for (d = 0; d < t->conf.dims; ++d) {
+        x[d] = point[d] < t->conf.lower[d] ? t->conf.lower[d] : point[d];
+        if (x[d] > t->conf.upper[d]) {
+            scale *= (double)point[d] / (double)t->conf.upper[d];
+            x[d] = t->conf.upper[d];
+        }
+    }
+    nd = &t->nodes[_skel_tree_leaf(t, x)];
+    for (k = 0; k < 1 << t->conf.dims; ++k) {
+        r = t->times[((size_t)nd->corner[k] * (size_t)t->nvar + (size_t)v) * 2];
+        if (r < 0) return -1;
+        for (w = 1, d = 0; d < t->conf.dims; ++d) {
+            f = nd->hi[d] > nd->lo[d] ? (double)(x[d] - nd->lo[d]) / (double)(nd->hi[d] - nd->lo[d]) : 0;
+            w *= (k >> d) & 1 ? f : 1 - f;
+        }
+        total += w * r;
+    }
+    return total * scale;
+}
+
+/* The plan's best variant for a checked call at place p: 1 and *v, with
+   *time its predicted per-call time (data already at p) where a tuned
+   plan measured it, -1 for a range plan; 0 when the plan has none there. */
+static int _skel_plan_at(const skel_plan *p, const _skel_shape *sh, int place, _skel_variant *v, double *time)
+{
+    const _skel_tree *t = p->tree;
+    int i, best = -1, b;
+    double bt = -1, ti;
+    *time = -1;
+    if (!t) {
+        if (!_skel_plan_pick(p, sh, v) || _skel_backends[v->backend].space != place) return 0;
+        return 1;
+    }
+    if (t->conf.dims != sh->dims) return 0;
+    for (i = 0; i < t->nvar; ++i) {
+        if ((b = t->vars[i].index) < 0 || _skel_backends[b].space != place) continue;
+        if ((ti = _skel_tree_predict(t, sh->point, i)) >= 0 && (best < 0 || ti < bt)) { best = i; bt = ti; }
+    }
+    if (best < 0) return 0;
+    v->backend = t->vars[best].index;
+    v->threads = t->vars[best].threads; v->block = t->vars[best].block;
+    v->grid = t->vars[best].grid; v->devices = t->vars[best].devices;
+    *time = bt;
+    return 1;
 }
 
 int skel_set_plan(skel_skeleton *sk, skel_plan *p)
