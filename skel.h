@@ -19,7 +19,7 @@
 
    EXAMPLE (dot product)
        SKEL_FUNC(float, mult, (float a, float b), return a * b;)
-       SKEL_FUNC(float, add,  (float a, float b), return a + b;)
+       SKEL_FUNC_COMMUTATIVE(float, add, (float a, float b), return a + b;)
        SKEL_MAPREDUCE(dot, mult, add, float, 2)
 
        int main(void) {
@@ -44,6 +44,10 @@
                index = `skel_index i` (SKEL_INDEX) or
                        `skel_index row, skel_index col` (SKEL_INDEX2D)
            Reduce / Scan:        (T a, T b)   - must be associative
+       SKEL_FUNC_COMMUTATIVE(ret, name, (params), body...) is SKEL_FUNC for
+       a reduction operator that is also commutative (a + b, a * b, min,
+       max, &, |): Reduce and MapReduce may then combine it in any order,
+       which is what makes them fast on the CPU (SEMANTICS).
            MapOverlap 1D:        (const T *a [, uniform])  reads a[-d] .. a[d]
            MapOverlap 2D:        (const T *a, skel_index stride [, const T *w] [, uniform])
                                  reads a[i*stride + j], |i| <= dR, |j| <= dC;
@@ -76,11 +80,27 @@
        (0 with an index: the function computes from the index alone).
 
    SEMANTICS (thesis ch. 3, Dastgeer 2011)
-       Reduce/MapReduce/Scan need an associative operator; skel never
-       assumes it is commutative (partial results are combined in index
-       order).  Integer results are therefore exact; floating-point results
-       may differ from a sequential left-to-right loop by rounding, because
-       the CPU backends sum contiguous blocks separately before combining.
+       Reduce/MapReduce/Scan need an associative operator.  skel assumes
+       it is commutative only when it was declared with
+       SKEL_FUNC_COMMUTATIVE; otherwise partial results are combined in
+       index order (an operator such as "first", "last", a matrix product
+       or function composition stays correct).  Integer results are exact
+       either way; floating-point results may differ from a sequential
+       left-to-right loop by rounding, because the CPU backends sum
+       contiguous blocks separately before combining.  A commutative
+       operator is reduced on the CPU in interleaved lanes, as a
+       vectorising compiler reduces `#pragma omp simd reduction` loops:
+       lane k (of 32 for 4-byte, 16 for 8-byte types) folds elements
+       k, k+32, k+64, ... of a block, and the lanes are then combined
+       pairwise; this runs 2-4 times faster than the ordered tree.  The
+       rounding error is of the same order as the ordered sum's (each
+       lane is a sum of n/32 terms, combined in a tree), but the bits
+       differ from it.  Either way a result depends only on the size and
+       on the variant (the backend and its thread count decide the
+       blocks), never on timing: the same call on the same variant gives
+       the same bits.  Declaring a non-commutative operator commutative
+       gives wrong results.  GPU backends keep their own (ordered)
+       reduction and ignore the declaration.
        Reducing an empty container is an error (SKEL_EEMPTY): there is no
        identity to return.  A Scan given call.init starts from it: inclusive
        r[i] = init + a[0] + .. + a[i], exclusive r[0] = init (exclusive
@@ -699,6 +719,7 @@ struct skel_skeleton {
     const char *func_name;          /* element function */
     const char *(*func_src)(void);
     const char *red_name;           /* reduce function */
+    int commutative;                /* it was declared with SKEL_FUNC_COMMUTATIVE */
     const char *(*red_src)(void);
     _skel_cpu cpu;
     struct _skel_inst_state *state; /* plan and kernel caches, made on first use */
@@ -731,8 +752,14 @@ struct skel_skeleton {
 #define _SKEL_UTYPE(u) _SKEL_SECOND u
 
 /* A user function: inlinable C plus its source text. */
-#define SKEL_FUNC(ret, name, params, ...)                                     \
+#define SKEL_FUNC(ret, name, params, ...) _SKEL_FUNC(ret, name, params, 0, __VA_ARGS__)
+/* The same for a reduction operator that is commutative as well as
+   associative: Reduce and MapReduce may then combine elements in any
+   order (see SEMANTICS). */
+#define SKEL_FUNC_COMMUTATIVE(ret, name, params, ...) _SKEL_FUNC(ret, name, params, 1, __VA_ARGS__)
+#define _SKEL_FUNC(ret, name, params, comm, ...)                              \
     static inline ret name params { __VA_ARGS__ }                             \
+    enum { _skel_comm_##name = comm };                                        \
     static inline const char *_skel_src_##name(void)                          \
     { return #ret " " #name #params " { " #__VA_ARGS__ " }\n"; }
 
@@ -777,7 +804,17 @@ static inline const char *_skel_src_uint64_t(void) { return ""; }
     _SKEL_CALLF(func, ~, (skel_index)(row), (skel_index)(col)                 \
                 _SKEL_CAT(_SKEL_ELEMS_, nin)(i) _SKEL_UARG(u))
 
-/* Order-preserving reduction of V(j, i) over [lo, hi), hi > lo.
+/* Reduction of V(j, i) over [lo, hi), hi > lo, into *acc_out.
+   Operators declared with SKEL_FUNC_COMMUTATIVE (_skel_comm_<red> = 1)
+   take interleaved lanes: lane k folds elements lo+k, lo+k+L, ... in
+   order, then the L lanes combine pairwise (lane k with lane k+L/2, ...).
+   The lanes are independent chains, so the compiler keeps them in vector
+   registers and the loop runs at the speed of `omp simd reduction` (it
+   is the same reordering).  L = 32 4-byte or 16 8-byte elements (4
+   vectors of AVX2, 2 of AVX-512): fewer lanes were latency-bound in L1
+   (8: 3.5 times slower than 32), more gained nothing (bench/results/
+   cpu.md).  Calls under 2L elements, and every other operator, keep
+   index order:
    Integer types: the plain left-to-right loop; the compiler vectorises it
    itself when the operator is exactly associative (+, *, min, &, ...).
    Floating types: the compiler may not reassociate, so tiles of 32 are
@@ -791,7 +828,27 @@ static inline const char *_skel_src_uint64_t(void) { return ""; }
 #define _SKEL_ISFLOAT_uint32_t 0
 #define _SKEL_ISFLOAT_int64_t 0
 #define _SKEL_ISFLOAT_uint64_t 0
+#define _SKEL_LANES(T) (sizeof(T) <= 4 ? 32 : sizeof(T) <= 8 ? 16 : 4)
 #define _SKEL_REDUCE_BODY(T, red, V, lo, hi, acc_out)                         \
+    {                                                                         \
+        if (_SKEL_CAT(_skel_comm_, red) && (hi) - (lo) >= 2 * _SKEL_LANES(T)) \
+            _SKEL_REDUCE_LANES(T, red, V, lo, hi, acc_out)                    \
+        else                                                                  \
+            _SKEL_REDUCE_ORDERED(T, red, V, lo, hi, acc_out)                  \
+    }
+#define _SKEL_REDUCE_LANES(T, red, V, lo, hi, acc_out)                        \
+    {                                                                         \
+        T l_[_SKEL_LANES(T)];                                                 \
+        size_t i_ = (lo), k_, w_;                                             \
+        for (k_ = 0; k_ < _SKEL_LANES(T); ++k_) l_[k_] = V(j, i_ + k_);       \
+        for (i_ += _SKEL_LANES(T); i_ + _SKEL_LANES(T) <= (hi); i_ += _SKEL_LANES(T)) \
+            for (k_ = 0; k_ < _SKEL_LANES(T); ++k_) l_[k_] = red(l_[k_], V(j, i_ + k_)); \
+        for (k_ = 0; i_ < (hi); ++i_, ++k_) l_[k_] = red(l_[k_], V(j, i_));   \
+        for (w_ = _SKEL_LANES(T) / 2; w_ > 0; w_ /= 2)                        \
+            for (k_ = 0; k_ < w_; ++k_) l_[k_] = red(l_[k_], l_[k_ + w_]);    \
+        *(T *)(acc_out) = l_[0];                                              \
+    }
+#define _SKEL_REDUCE_ORDERED(T, red, V, lo, hi, acc_out)                      \
     {                                                                         \
         size_t i_ = (lo), k_;                                                 \
         T t_ = V(j, i_), b_[16];                                              \
@@ -880,7 +937,7 @@ static inline int _skel_edge_at(ptrdiff_t i, size_t n, int edge, size_t *at)
     _SKEL_REDUCE_COLS_FN(name, func, T)                                       \
     static skel_skeleton name[1] = {{                                         \
         _SKEL_INST_COMMON(name, SKEL_KIND_REDUCE, T, T, 1, 0, SKEL_NO_UNIFORM), \
-        .red_name = #func, .red_src = _skel_src_##func,                       \
+        .red_name = #func, .red_src = _skel_src_##func, .commutative = _skel_comm_##func, \
         .cpu = { .reduce = _skel_red_##name, .reduce_cols = _skel_redc_##name } }};
 
 /* ---- MapReduce ---- */
@@ -901,7 +958,7 @@ static inline int _skel_edge_at(ptrdiff_t i, size_t n, int edge, size_t *at)
     static skel_skeleton name[1] = {{                                         \
         _SKEL_INST_COMMON(name, SKEL_KIND_MAPREDUCE, Tout, Tin, nin, index, uniform), \
         .func_name = #mapf, .func_src = _skel_src_##mapf,                     \
-        .red_name = #redf, .red_src = _skel_src_##redf,                       \
+        .red_name = #redf, .red_src = _skel_src_##redf, .commutative = _skel_comm_##redf, \
         .cpu = { .reduce = _skel_red_##name, .mapreduce = _skel_mr_##name } }};
 #define SKEL_MAPREDUCE(name, mapf, redf, T, nin)                              \
     SKEL_MAPREDUCE_EX(name, mapf, redf, T, T, nin, SKEL_NO_INDEX, SKEL_NO_UNIFORM)

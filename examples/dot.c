@@ -11,7 +11,7 @@
 #include "skel.h"
 
 SKEL_FUNC(float, mult, (float a, float b), return a * b;)
-SKEL_FUNC(float, add, (float a, float b), return a + b;)
+SKEL_FUNC_COMMUTATIVE(float, add, (float a, float b), return a + b;)
 SKEL_MAPREDUCE(dot, mult, add, float, 2)
 
 #define N 100000

@@ -275,20 +275,27 @@ ST_TYPES(MAP_BLOCK)
    Reduce, MapReduce, Scan
    which = op + 10 * direction (op: 1 add, 2 first, 3 last; a "first" or
    "last" operator is associative but not commutative, so it exposes any
-   combination of partial results out of index order)
+   combination of partial results out of index order; 4 add and 5 max
+   declared commutative, which the CPU backends reduce in interleaved
+   lanes)
    ====================================================================== */
-enum { OP_ADD = 1, OP_FIRST, OP_LAST };
+enum { OP_ADD = 1, OP_FIRST, OP_LAST, OP_CADD, OP_CMAX };
 
 #define RED_BLOCK(T, S, TY, W, EPS, KIND, BIG)                                \
     SKEL_FUNC(T, add_##S, (T a, T b), return a + b;)                          \
     SKEL_FUNC(T, first_##S, (T a, T b), (void)b; return a;)                   \
     SKEL_FUNC(T, last_##S, (T a, T b), (void)a; return b;)                    \
+    SKEL_FUNC_COMMUTATIVE(T, cadd_##S, (T a, T b), return a + b;)             \
+    SKEL_FUNC_COMMUTATIVE(T, cmax_##S, (T a, T b), return a > b ? a : b;)     \
     SKEL_FUNC(T, mul_##S, (T a, T b), return a * b;)                          \
     SKEL_FUNC(T, mri_f_##S, (skel_index i, T a), return a * (T)(i % 5);)     \
     SKEL_FUNC(T, mru_f_##S, (T a, T b, T u), return a * u + b;)               \
     SKEL_REDUCE(radd_##S, add_##S, T)                                         \
     SKEL_REDUCE(rfirst_##S, first_##S, T)                                     \
     SKEL_REDUCE(rlast_##S, last_##S, T)                                       \
+    SKEL_REDUCE(rcadd_##S, cadd_##S, T)                                       \
+    SKEL_REDUCE(rcmax_##S, cmax_##S, T)                                       \
+    SKEL_MAPREDUCE(mrc2_##S, mul_##S, cadd_##S, T, 2)                         \
     SKEL_MAPREDUCE(mr1_##S, m1_##S, add_##S, T, 1)                            \
     SKEL_MAPREDUCE(mr2_##S, mul_##S, add_##S, T, 2)                           \
     SKEL_MAPREDUCE(mrlast_##S, m1_##S, last_##S, T, 1)                        \
@@ -303,7 +310,8 @@ enum { OP_ADD = 1, OP_FIRST, OP_LAST };
     static W fold_##S(int op, int empty, W acc, W x)                          \
     {                                                                         \
         if (empty) return x;                                                  \
-        return op == OP_ADD ? acc + x : op == OP_FIRST ? acc : x;             \
+        return op == OP_ADD || op == OP_CADD ? acc + x : op == OP_FIRST ? acc \
+             : op == OP_CMAX ? (x > acc ? x : acc) : x;                       \
     }                                                                         \
     static void red_case_##S(int which, size_t R, size_t C, int mat, int vi)  \
     {                                                                         \
@@ -312,7 +320,8 @@ enum { OP_ADD = 1, OP_FIRST, OP_LAST };
         uint64_t seed = st_seed(#S "red", (size_t)which * 1000003u + n, (size_t)vi); \
         T *h, res = (T)77;                                                    \
         skel_vec *in, *out = NULL;                                            \
-        skel_skeleton *sk = op == OP_ADD ? radd_##S : op == OP_FIRST ? rfirst_##S : rlast_##S; \
+        skel_skeleton *sk = op == OP_ADD ? radd_##S : op == OP_FIRST ? rfirst_##S \
+                          : op == OP_CADD ? rcadd_##S : op == OP_CMAX ? rcmax_##S : rlast_##S; \
         skel_call c;                                                          \
         W *ref;                                                               \
         double *mag, rt;                                                      \
@@ -363,7 +372,8 @@ enum { OP_ADD = 1, OP_FIRST, OP_LAST };
         skel_free(in); skel_free(out); free(h); free(ref); free(mag);         \
     }                                                                         \
                                                                               \
-    /* MapReduce: which 1 map a*3+1, 2 dot, 3 last(map), 4 index, 5 index2d, 6 uniform */ \
+    /* MapReduce: which 1 map a*3+1, 2 dot, 3 last(map), 4 index, 5 index2d, 6 uniform, \
+       7 dot with a commutative add */                                        \
     static void mr_case_##S(int which, size_t R, size_t C, int mat, int vi)   \
     {                                                                         \
         size_t n = R * C, i;                                                  \
@@ -384,13 +394,14 @@ enum { OP_ADD = 1, OP_FIRST, OP_LAST };
         case 4: sk = mri_##S; break;                                          \
         case 5: sk = mri2_##S; break;                                         \
         case 6: sk = mru_##S; c.in[1] = vb; c.uniform = &u; break;            \
+        case 7: sk = mrc2_##S; c.in[1] = vb; break;                           \
         }                                                                     \
         for (i = 0; i < n; ++i) {                                             \
             W x = (W)a[i], y = (W)b[i], v = 0;                                \
             size_t row = mat ? i / C : 0, col = mat ? i % C : i;              \
             switch (which) {                                                  \
             case 1: case 3: v = x * 3 + 1; break;                             \
-            case 2: v = x * y; break;                                         \
+            case 2: case 7: v = x * y; break;                                 \
             case 4: v = x * (W)(i % 5); break;                                \
             case 5: v = x + (W)((row % 13) * 3) - (W)(col % 11); break;       \
             case 6: v = x * (W)u + y; break;                                  \
@@ -469,6 +480,12 @@ enum { OP_ADD = 1, OP_FIRST, OP_LAST };
     SKEL_TEST(mapreduce_index_##S) { drive(#T, sizeof(T), 0, mr_case_##S, 4, 1, 1); } \
     SKEL_TEST(mapreduce_index2d_##S) { drive(#T, sizeof(T), 0, mr_case_##S, 5, 1, 1); } \
     SKEL_TEST(mapreduce_uniform_##S) { drive(#T, sizeof(T), 0, mr_case_##S, 6, 1, 1); } \
+    SKEL_TEST(mapreduce_commutative_dot_##S) { drive(#T, sizeof(T), BIG, mr_case_##S, 7, 1, 1); } \
+    SKEL_TEST(reduce_commutative_add_##S) {                                   \
+        drive(#T, sizeof(T), BIG, red_case_##S, OP_CADD, 1, 1);               \
+        drive(#T, sizeof(T), 0, red_case_##S, OP_CADD + 10 * SKEL_ROWS, 0, 1); \
+        drive(#T, sizeof(T), 0, red_case_##S, OP_CADD + 10 * SKEL_COLS, 0, 1); } \
+    SKEL_TEST(reduce_commutative_max_##S) { drive(#T, sizeof(T), 0, red_case_##S, OP_CMAX, 1, 1); } \
     SKEL_TEST(scan_inclusive_##S) { drive(#T, sizeof(T), BIG, scan_case_##S, OP_ADD, 1, 1); } \
     SKEL_TEST(scan_exclusive_with_init_##S) { drive(#T, sizeof(T), 0, scan_case_##S, OP_ADD + 10, 1, 1); } \
     SKEL_TEST(scan_in_place_##S) {                                            \
@@ -1096,4 +1113,37 @@ SKEL_TEST(wait_for_a_call_on_every_variant)
     ST_OK(skel_set_plan(w_map, NULL));
     skel_free(a);
     skel_free(o);
+}
+
+/* ======================================================================
+   Commutative operators take interleaved lanes on the CPU
+   ====================================================================== */
+/* A "last" operator declared commutative (wrongly, on purpose): the
+   interleaved lanes show in its result.  Lane k of 32 ends with the last
+   element of its stride (64 + k or 96 + k of 0..99), and the lanes
+   combine as lane k with lane k + 16, then + 8, ...: "last" keeps lane
+   31's 95, where index order gives 99. */
+SKEL_FUNC_COMMUTATIVE(int32_t, fake_comm_last, (int32_t a, int32_t b), (void)a; return b;)
+SKEL_REDUCE(rfake_comm, fake_comm_last, int32_t)
+SKEL_FUNC(int32_t, plain_add, (int32_t a, int32_t b), return a + b;)
+SKEL_REDUCE(rplain, plain_add, int32_t)
+
+SKEL_TEST(reduce_declared_commutative_takes_interleaved_lanes)
+{
+    int32_t v[100], r = -1;
+    skel_vec *x = NULL;
+    int i;
+    for (i = 0; i < 100; ++i) v[i] = i;
+    ST_OK(skel_vec_new_copy(&x, SKEL_INT32, 100, v));
+    ST_EQ_INT(rfake_comm->commutative, 1);
+    ST_EQ_INT(rplain->commutative, 0);
+    st_use_variant(rfake_comm, 0);          /* seq */
+    ST_OK(skel_reduce(rfake_comm, x, &r));
+    ST_EQ_INT(r, 95);
+    skel_free(x);
+    ST_OK(skel_vec_new_copy(&x, SKEL_INT32, 63, v));   /* under 2 x 32 lanes: index order */
+    ST_OK(skel_reduce(rfake_comm, x, &r));
+    ST_EQ_INT(r, 62);
+    ST_OK(skel_set_plan(rfake_comm, NULL));
+    skel_free(x);
 }
