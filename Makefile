@@ -22,6 +22,32 @@ $(BUILD)/%: tools/%.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_ALL) $< -o $@ $(LIBS)
 $(BUILD)/bench_%: bench/%.c $(HEADERS) bench/bench.h bench/bench_skel.h | $(BUILD)
 	$(CC) $(OPT) -O3 -march=native $(WARN) -Wno-pass-failed $(OMP) -I. $(CFLAGS) $< -o $@ $(LIBS)
+# bench_peers against the C++ libraries that are installed (each .cpp says
+# how to install its library); built with gcc and g++, one OpenMP runtime
+PEERS_CC  ?= gcc
+PEERS_CXX ?= g++
+comma      := ,
+TBB_INC    ?= /usr/include
+TBB_LIBDIR ?=
+TBB_H      := $(wildcard $(TBB_INC)/oneapi/tbb.h)
+THRUST_INC ?= $(firstword $(wildcard /usr/local/cuda/include/cccl /usr/local/cuda/include))
+THRUST_H   := $(if $(THRUST_INC),$(wildcard $(THRUST_INC)/thrust/version.h))
+KOKKOS_H   := $(wildcard /usr/include/trilinos/Kokkos_Core.hpp)
+PEERS_CPP  := $(if $(TBB_H),bench/peers_tbb.cpp) $(if $(THRUST_H),bench/peers_thrust.cpp) \
+              $(if $(KOKKOS_H),bench/peers_kokkos.cpp)
+PEERS_DEF  := $(if $(TBB_H),-DPEERS_TBB) $(if $(THRUST_H),-DPEERS_THRUST) $(if $(KOKKOS_H),-DPEERS_KOKKOS)
+PEERS_LIB  := $(if $(TBB_H),$(if $(TBB_LIBDIR),-L$(TBB_LIBDIR) -Wl$(comma)-rpath$(comma)$(TBB_LIBDIR)) -ltbb) \
+              $(if $(KOKKOS_H),-ltrilinos_kokkoscore)
+PEERS_FLAGS = -O3 -march=native -ffp-contract=fast -fopenmp -Wall -Wextra -Werror -I. -I$(TBB_INC) \
+              $(if $(THRUST_H),-I$(THRUST_INC) -DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_OMP) \
+              $(if $(KOKKOS_H),-I/usr/include/trilinos)
+PEERS_OBJ  := $(BUILD)/peers.o $(patsubst bench/%.cpp,$(BUILD)/%.o,$(PEERS_CPP))
+$(BUILD)/bench_peers: $(PEERS_OBJ)
+	$(PEERS_CXX) -fopenmp $(PEERS_OBJ) -o $@ $(PEERS_LIB) $(LIBS)
+$(BUILD)/peers.o: bench/peers.c bench/peers.h $(HEADERS) bench/bench.h bench/bench_skel.h | $(BUILD)
+	$(PEERS_CC) -std=c99 -pedantic $(PEERS_FLAGS) $(PEERS_DEF) -c $< -o $@
+$(BUILD)/peers_%.o: bench/peers_%.cpp bench/peers.h | $(BUILD)
+	$(PEERS_CXX) -std=c++17 $(PEERS_FLAGS) -c $< -o $@
 $(BUILD)/skel_tests: $(TEST_SRC) test/skel_test.h $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_ALL) $(TEST_SRC) -o $@ $(LIBS)
 $(BUILD)/asan/skel_tests: $(TEST_SRC) test/skel_test.h $(HEADERS)

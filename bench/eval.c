@@ -38,10 +38,11 @@
                     only in the first GPU's memory before each burst
                     (host variants pay the download)
 
-   Usage: bench_eval [--quick] [--cpu] [--budget S] [--r R] [--on-device]
+   Usage: bench_eval [--quick] [--cpu | --cpu-omp] [--budget S] [--r R] [--on-device]
                      [--only NAME] [--svg-dir DIR] [--linear] [--help]
-       --cpu      tune over seq, omp (1, 2, 4, .. threads) and an OpenCL
-                  device that is this CPU (PoCL) only
+       --cpu      tune over seq, pool (2, 4, .. threads and the core count)
+                  and an OpenCL device that is this CPU (PoCL) only
+       --cpu-omp  the same with omp (1, 2, 4, .. threads) instead of pool
        --quick    5 sizes per application, 3 s tuning budget (a smoke run)
        --budget   tuning budget per instance in seconds (default 15)
        --only     run only the application NAME (e.g. dot) */
@@ -756,20 +757,21 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
         else if (strcmp(argv[i], "--svg-dir") == 0 && i + 1 < argc) svgdir = argv[++i];
         else if (strcmp(argv[i], "--linear") == 0) linear = 1;
-        else if (strcmp(argv[i], "--cpu") == 0) {
-            int th, cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+        else if (strcmp(argv[i], "--cpu") == 0 || strcmp(argv[i], "--cpu-omp") == 0) {
+            int th, cores = (int)sysconf(_SC_NPROCESSORS_ONLN), cpu_omp = argv[i][5] != 0;
+            const char *par = skel_backend_available("pool") && !cpu_omp ? "pool" : "omp";
             CPU_VARIANTS[NCPU_VARIANTS++] = (skel_variant){ .backend = "seq" };
-            if (skel_backend_available("omp")) {
-                for (th = 1; th < cores && NCPU_VARIANTS < 15; th *= 2)
-                    CPU_VARIANTS[NCPU_VARIANTS++] = (skel_variant){ .backend = "omp", .threads = th };
-                CPU_VARIANTS[NCPU_VARIANTS++] = (skel_variant){ .backend = "omp", .threads = cores };
+            if (skel_backend_available(par)) {   /* (pool/1 would be seq) */
+                for (th = strcmp(par, "pool") == 0 ? 2 : 1; th < cores && NCPU_VARIANTS < 15; th *= 2)
+                    CPU_VARIANTS[NCPU_VARIANTS++] = (skel_variant){ .backend = par, .threads = th };
+                CPU_VARIANTS[NCPU_VARIANTS++] = (skel_variant){ .backend = par, .threads = cores };
             }
             add_cpu_opencl();
         }
         else if (strcmp(argv[i], "--r") == 0 && i + 1 < argc) REPEATS = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 1;
         else if (strcmp(argv[i], "--on-device") == 0) ON_DEVICE = 1;
         else {
-            printf("usage: bench_eval [--quick] [--cpu] [--budget S] [--r R] [--on-device] [--only NAME]\n"
+            printf("usage: bench_eval [--quick] [--cpu | --cpu-omp] [--budget S] [--r R] [--on-device] [--only NAME]\n"
                    "                  [--svg-dir DIR] [--linear]\n"
                    "  --r R        tune for and time R calls in a row on the same data (default 1)\n"
                    "  --on-device  inputs start in the first GPU's memory (tuning and timing)\n"

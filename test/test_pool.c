@@ -88,14 +88,15 @@ SKEL_TEST(pool_for_runs_every_chunk_once_in_order)
     _skel_pool_stop();                                      /* (width 300 started 255 workers) */
 }
 
-SKEL_TEST(pool_parts_give_each_thread_several_chunks_of_a_grain)
+SKEL_TEST(pool_parts_give_each_thread_several_chunks_of_a_grain_or_more)
 {
     ST_EQ_UINT(_skel_pool_parts(2, 1 << 16), 16);            /* 8 per thread */
     ST_EQ_UINT(_skel_pool_parts(16, 1 << 24), 128);
     ST_EQ_UINT(_skel_pool_parts(16, 1 << 16), 64);           /* chunks of 1024 */
     ST_EQ_UINT(_skel_pool_parts(16, 4096), 16);              /* one per thread, under the grain */
-    ST_EQ_UINT(_skel_pool_parts(16, 16), 16);
-    ST_EQ_UINT(_skel_pool_parts(16, 5), 5);                  /* never more than the items */
+    ST_EQ_UINT(_skel_pool_parts(16, 160), 10);               /* chunks of at least 16 items */
+    ST_EQ_UINT(_skel_pool_parts(16, 32), 2);
+    ST_EQ_UINT(_skel_pool_parts(16, 31), 1);                 /* the calling thread alone */
     ST_EQ_UINT(_skel_pool_parts(4, 0), 1);
     ST_EQ_UINT(_skel_pool_parts(0, 100000), 8);              /* width < 1 counts as 1 */
 }
