@@ -143,6 +143,80 @@
        side by side.  test/test_threads.c calls every skeleton from 8
        threads at once; `make test-tsan` runs it under ThreadSanitizer.
 
+   STREAMS (seed 001: Goli, McCall; Comp, Pipeline and Farm)
+       A stream runs a tree of nodes over items that a source gives one
+       at a time (the user's pointers) and hands each result to a sink:
+           skel_stream *s;
+           skel_stream_new(&s);
+           int r = skel_stream_stage(s, &(skel_stage_desc){ .name = "r", .cpu = read_image });
+           int p = skel_stream_stage(s, &(skel_stage_desc){ .name = "p", .cpu = filter,
+                                                            .gpu = filter });
+           int root = skel_stream_pipeline(s, 2, (int[]){
+               skel_stream_farm(s, r, &(skel_farm_desc){ .cpu_workers = 8 }),
+               skel_stream_farm(s, p, &(skel_farm_desc){ .gpu_workers = 2, .ordered = 1 }) });
+           rc = skel_stream_run(s, root, &(skel_stream_desc){ .source = next_file,
+                                                              .sink = save, .user = &job });
+           skel_stream_dump(s, SKEL_DUMP_TEXT, NULL);   // times, utilisation, queues
+           skel_stream_free(s);
+       Nodes (seed 001 writes them p, r | p, r . p, Farm(r)):
+         stage     a function from an item to an item (*out comes preset
+                   to the item), run by a CPU worker; `gpu`: the one a
+                   GPU worker runs instead
+         pipeline  its parts work at once on successive items, joined by
+                   queues of desc.queue items (default 4)
+         comp      its parts one after the other on each item: stages in
+                   one worker, no queue between them; a part that is not
+                   made of stages is joined by a one-item queue (in
+                   Farm(r) . p, p takes each item as the farm gives it)
+         farm      cpu_workers + gpu_workers copies of its node (both 0:
+                   one CPU copy per CPU); each item goes to a copy that
+                   is free (on demand; of several, the one fastest so
+                   far); `ordered`: items leave in the order they came.
+                   A GPU copy owns a GPU place (`gpus`, in turn): its
+                   stages' gpu functions run with the thread's skeleton
+                   calls bound there; the stages without one run theirs
+                   on the host.  A lone stage on a GPU is a farm of one
+                   GPU worker.
+       Any tree of them, but no farm inside a farm (one farm with more
+       copies does the same).  Seed 001's configurations of depth 2 (r.p,
+       r|p, Farm(r)|p, r|Farm(p), Farm(r)|Farm(p), Farm(r|p), Farm(r.p),
+       Farm(r).Farm(p), Farm(r).p, r.Farm(p)) are tested.
+       Workers are not threads.  A run has desc.threads threads (default:
+       one per worker, the source's and sink's included), the caller's
+       and pool tasks; each one takes whichever worker can work next (an
+       item waiting, room behind it), nearest the sink first, and runs it
+       on one item.  So any number of threads runs any stream, one alone
+       too, and no thread blocks on a full or empty queue: a worker is
+       only started with room for its result.  A CPU worker's skeleton
+       calls run on the host (its stages' threads bound there), a GPU
+       worker's on its GPU; one thread at a time drives a worker.  The
+       run's other threads hold pool workers while it lasts, so it
+       reserves them: the pool grows by as many (other calls keep their
+       workers), and nothing in the run waits for one of them.
+       Failures: a stage, the source or the sink returns a negative
+       status.  The run then takes nothing more, lets the workers
+       running finish their item, hands every item that did not reach
+       the sink to desc.drop (on the calling thread, after the other
+       threads stopped), calls each stage's fini for the workers whose
+       `local` is set, and returns that status; skel_last_error says
+       which stage, worker, place and item.  The sink owns every item
+       it is given.  skel_stream_stop (any thread) ends a run cleanly:
+       the source is asked for nothing more, and what it gave reaches the
+       sink.
+       Measurements of the last run (what seed 001's mapper needs), by
+       the skel_stream_*_stats_get functions and skel_stream_dump (text,
+       JSON): per node its items, busy seconds, service time (seconds
+       between items out: its first item in to its last out, over the
+       items), the service time the paper's cost models (eq. 2-4) give
+       from its measured stage times (a comp sums its parts, a pipeline
+       takes its slowest, a farm its copies in parallel), and its
+       workers' utilisation (busy share of the run: mean, sd, min, max);
+       per worker its stage, farm copy, place, items, busy seconds and
+       utilisation; per queue its capacity, items through it, mean
+       occupancy over time and the most it held.  With SKEL_TRACE set,
+       every stage run on an item is a stage event of the thread that
+       ran it.
+
    BACKENDS AND ENVIRONMENT
        seq      one core, always present
        pool     skel's own worker threads (variant: threads, the calling
@@ -372,6 +446,10 @@
        Change log, newest first; one line per change under the unreleased
        version.
        unreleased (0.3.0)
+              - Streams (STREAMS): stages, Pipeline, Comp and Farm nodes
+                with CPU and GPU workers, bounded queues, on-demand and
+                ordered farms, measured service times, utilisation and
+                queue occupancy; threads from the worker pool.
               - Places (the host, each GPU) and a per-thread place binding
                 for workers; SKEL_TRACE=file records a timeline (calls,
                 tasks, copies per worker and place).
@@ -654,6 +732,126 @@ int skel_backend_count(void);                  /* registered backends */
 const char *skel_backend_name(int index);      /* NULL past the end */
 int skel_backend_available(const char *name);  /* 1 if present on this machine */
 
+/* ---- streams: Pipeline, Farm, Comp (see STREAMS at the top) -------------- */
+typedef struct skel_stream skel_stream;
+
+/* A stage function's view of the worker running it: one per worker and
+   stage, kept for the whole run. */
+typedef struct skel_stream_worker {
+    int node;                   /* the stage's node id */
+    int worker;                 /* the worker's number (skel_stream_worker_stats_get) */
+    int gpu;                    /* 1: a GPU worker (it runs the stage's gpu function) */
+    const char *place;          /* "host", or the GPU place the worker owns */
+    void *user;                 /* the stage's user pointer */
+    void *local;                /* the worker's own pointer: NULL at the first item of a run, kept
+                                   between items; the stage's fini gets it at the end of the run */
+} skel_stream_worker;
+
+/* A stage function: computes the output for one item and returns SKEL_OK,
+   or fails with a negative status.  *out comes preset to item (a stage
+   that works in place need not set it). */
+typedef int (*skel_stage_fn)(skel_stream_worker *w, void *item, void **out);
+
+typedef struct skel_stage_desc {
+    const char *name;           /* in statistics and errors (default "stage<id>"; 31 characters kept) */
+    skel_stage_fn cpu;          /* required: what CPU workers run */
+    skel_stage_fn gpu;          /* what GPU workers run, their skeleton calls on their GPU
+                                   (default: none; GPU workers then run cpu on the host) */
+    void *user;                 /* passed in skel_stream_worker.user */
+    void (*fini)(skel_stream_worker *w);  /* at the end of a run, for each worker whose local is set */
+} skel_stage_desc;
+
+typedef struct skel_farm_desc {
+    int cpu_workers;            /* copies of the worker node that run on the CPU */
+    int gpu_workers;            /* copies that each own a GPU place (both 0: one CPU worker per CPU) */
+    const char *gpus;           /* the GPU places they own, in turn: "cuda", "opencl", "cuda:1", a
+                                   comma-separated list (default: every GPU place) */
+    int ordered;                /* 1: items leave in the order they came in */
+} skel_farm_desc;
+
+/* One run over a stream of items.  Zero fields take the documented default. */
+typedef struct skel_stream_desc {
+    int (*source)(void *user, void **item); /* required: 1 and *item: the next item; 0: no more;
+                                               < 0: an error (the run fails with it) */
+    int (*sink)(void *user, void *item);    /* each item out of the last node (default: none);
+                                               SKEL_OK, or an error; the sink owns what it gets */
+    void (*drop)(void *user, void *item);   /* each item that will not reach the sink because the
+                                               run failed (default: none); called by the caller */
+    void *user;                 /* passed to source, sink and drop */
+    int queue;                  /* capacity of each queue between nodes (default 4) */
+    int threads;                /* threads running the stream, the caller's included
+                                   (default: one per worker, the source and sink included) */
+    int ordered;                /* 1: every farm is ordered: the sink sees the source's order */
+} skel_stream_desc;
+
+enum { SKEL_STREAM_STAGE = 1, SKEL_STREAM_PIPELINE, SKEL_STREAM_COMP, SKEL_STREAM_FARM };
+
+int skel_stream_new(skel_stream **s);
+void skel_stream_free(skel_stream *s);              /* NULL is fine; not during a run */
+/* Nodes: each returns the new node's id (>= 0) or a negative status.  A
+   negative id passed in is returned as it is, so a chain of calls reports
+   its first error.  A node may be the child of one node only. */
+int skel_stream_stage(skel_stream *s, const skel_stage_desc *d);
+int skel_stream_pipeline(skel_stream *s, int n, const int *nodes);    /* nodes[0] | nodes[1] | .. */
+int skel_stream_comp(skel_stream *s, int n, const int *nodes);        /* nodes[0] . nodes[1] . .. */
+int skel_stream_farm(skel_stream *s, int node, const skel_farm_desc *d);
+/* Run the stream rooted at node over the source's items; returns when
+   every item reached the sink, or the first failure (a stage's, the
+   source's, the sink's), with its status and, in skel_last_error, which
+   stage, worker and item. */
+int skel_stream_run(skel_stream *s, int root, const skel_stream_desc *d);
+/* Ask the run in progress to take no more items from the source; the
+   items already taken go on to the sink.  Any thread, a stage too. */
+void skel_stream_stop(skel_stream *s);
+
+/* Measurements of the last run. */
+typedef struct skel_stream_stats {
+    double seconds;             /* the run's wall time */
+    long items;                 /* items the source gave */
+    long done;                  /* items the sink took */
+    long dropped;               /* items handed to drop */
+    int threads, workers, queues, nodes;
+} skel_stream_stats;
+
+typedef struct skel_stream_node_stats {
+    int kind;                   /* SKEL_STREAM_STAGE, ... */
+    const char *name;
+    int parent;                 /* -1: the root of the run (or not in it) */
+    int workers;                /* workers that ran it */
+    long items;                 /* items out of it */
+    double busy;                /* seconds its workers spent in its stage functions */
+    double service;             /* seconds between items out of it, on average: from its first
+                                   item in to its last out, over the items */
+    double model;               /* the service time its measured stage times predict with seed
+                                   001's cost models (a farm: its workers in parallel, a pipeline:
+                                   its slowest part, a comp: the sum of its parts) */
+    double util_mean, util_sd, util_min, util_max;  /* its workers' busy share of the run */
+} skel_stream_node_stats;
+
+typedef struct skel_stream_worker_stats {
+    int node;                   /* the (first) stage it runs; -1: the source, -2: the sink */
+    int farm, copy;             /* the farm and the copy of its worker node it belongs to (-1: none) */
+    int gpu;                    /* 1: a GPU worker */
+    const char *place;          /* where its skeleton calls run */
+    long items;
+    double busy, util;          /* seconds in stage functions; busy / the run's seconds */
+} skel_stream_worker_stats;
+
+typedef struct skel_stream_queue_stats {
+    int from, to;               /* the nodes it links (-1: the source, -2: the sink) */
+    int capacity;
+    long items;                 /* items that passed */
+    double mean;                /* occupancy: items in it, averaged over the run's time */
+    int max;                    /* the most items it ever held (<= capacity) */
+} skel_stream_queue_stats;
+
+int skel_stream_stats_get(const skel_stream *s, skel_stream_stats *out);
+int skel_stream_node_stats_get(const skel_stream *s, int node, skel_stream_node_stats *out);
+int skel_stream_worker_stats_get(const skel_stream *s, int worker, skel_stream_worker_stats *out);
+int skel_stream_queue_stats_get(const skel_stream *s, int queue, skel_stream_queue_stats *out);
+/* The last run's measurements as text or JSON (SKEL_DUMP_TEXT, _JSON) to path (NULL: stdout). */
+int skel_stream_dump(const skel_stream *s, int format, const char *path);
+
 /* ======================================================================
    Code generation.  Everything below builds the per-instance loops; users
    only need the macros documented at the top.
@@ -701,6 +899,7 @@ int _skel_task_wait(_skel_task *t);
 void _skel_pool_wake(int width);
 void _skel_pool_stop(void);
 int _skel_pool_threads(void);
+void _skel_pool_reserve(int n);
 
 enum { SKEL_KIND_MAP = 1, SKEL_KIND_REDUCE, SKEL_KIND_MAPREDUCE, SKEL_KIND_SCAN,
        SKEL_KIND_OVERLAP, SKEL_KIND_OVERLAP2D, SKEL_KIND_MAPARRAY };
@@ -1792,6 +1991,13 @@ int _skel_trace_flush(void)
        starts; tests call it to start and stop the pool many times.
    _skel_pool_threads()
        Workers running now (for tests and logs).
+   _skel_pool_reserve(n)
+       n workers will be held by tasks that run as long as something
+       else (a stream run's threads, asleep while it has nothing for
+       them): the pool starts n more workers than it would, from now on,
+       so that its other users keep theirs; _skel_pool_reserve(-n) when
+       the tasks are done.  Threads are never stopped early: the extra
+       ones sleep.
 
    Environment (read each time the pool starts): SKEL_THREADS=n the
    default width of a call (else the CPUs this process may use);
@@ -1923,6 +2129,7 @@ static struct {
     int stop;                   /* atomic: workers exit when idle */
     int pin;                    /* SKEL_PIN: written under mu before workers start */
     unsigned epoch;             /* atomic: bumped by every publication */
+    int reserved;               /* atomic: workers held by long tasks (_skel_pool_reserve) */
     int sleepers;               /* atomic: workers asleep on work_cv */
     int task_waiters;           /* atomic: threads asleep in _skel_task_wait */
     uint64_t active;            /* atomic: bit i: slot i may be open */
@@ -2075,6 +2282,7 @@ static void _skel_pool_start(int want)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     sigset_t all, old;
+    want += _SKEL_LOAD(&_skel_pool.reserved);  /* those workers are taken */
     if (want > _SKEL_POOL_MAX - 1) want = _SKEL_POOL_MAX - 1;
     if (__atomic_load_n(&_skel_pool.nthreads, __ATOMIC_ACQUIRE) >= want) return;
     pthread_once(&once, _skel_pool_atexit);
@@ -2116,6 +2324,13 @@ void _skel_pool_stop(void)
 }
 
 int _skel_pool_threads(void) { return __atomic_load_n(&_skel_pool.nthreads, __ATOMIC_ACQUIRE); }
+
+void _skel_pool_reserve(int n)
+{
+    int def = _skel_cpu_count() - 1;
+    __atomic_add_fetch(&_skel_pool.reserved, n, __ATOMIC_ACQ_REL);
+    if (n > 0) _skel_pool_start(def > 1 ? def : 1);
+}
 
 void _skel_pool_wake(int width)
 {
@@ -2247,6 +2462,7 @@ int _skel_task_wait(_skel_task *t)
     return t->status;
 }
 void _skel_pool_wake(int width) { (void)width; }
+void _skel_pool_reserve(int n) { (void)n; }
 void _skel_pool_stop(void) {}
 int _skel_pool_threads(void) { return 0; }
 #endif
@@ -7697,6 +7913,1078 @@ int skel_plan_dump(const skel_plan *p, int format, const char *path)
     if (path) err |= fclose(f) != 0;
     else fflush(f);
     return err ? _skel_fail(SKEL_EIO, "skel_plan_dump: write failed") : SKEL_OK;
+}
+
+/* ---------------------------------------------------------------------
+   streams: Pipeline, Farm and Comp over a stream of items (seed 001)
+
+   A stream is a tree of nodes (stages, and Pipeline, Comp and Farm nodes
+   over them) that a run flattens into *workers* joined by bounded queues:
+     a stage, or a Comp of stages      one worker that runs the stages in
+                                       turn on each item (no queue between)
+     Pipeline(a, b, ..)                a, b, .. joined by queues of
+                                       desc.queue items
+     Comp(x, y) where x or y is not    x and y joined by a one-item
+       made of stages                  queue: Farm(r) . p hands each item
+                                       from the farm straight to p
+     Farm(x) with c + g workers        c + g copies of x, each copy's
+                                       workers its own, all taking items
+                                       from the farm's entry queue and
+                                       putting them in its exit queue
+   plus a source worker (desc.source) in front and a sink worker behind.
+   A farm never holds a farm (one farm with more workers does the same):
+   so each queue has one producing node and one consuming node, and an
+   item is inside one farm at most.
+
+   Workers are not threads.  A run starts `threads` threads (the caller
+   and threads-1 pool tasks); each one repeatedly *claims* a worker that
+   is idle, has an item to take and room for its result, runs it on one
+   item, and puts the result in the next queue.  So any number of threads
+   runs any stream (one thread runs it all, in order), a thread never
+   blocks inside a worker on a full or empty queue, and thread counts are
+   not tied to stages.  Claims look at the workers nearest the sink first
+   (items drain before new ones come in), and a farm gives its next item
+   to the free copy whose workers took the least time per item so far (one
+   not measured yet first): on-demand dispatch.  A worker's result always
+   has room: a worker claims an item only while its output queue has a
+   free place, which it reserves.
+
+   Ordered farms number the items they take (tickets); their exit queue
+   holds item t in slot t % capacity and gives items up in ticket order.
+   A farm gives out ticket t only while t < (next ticket out) + capacity,
+   so every item inside has a slot, and the oldest one always gets out:
+   the capacity (at least twice the copies) bounds how far the others may
+   run ahead.
+
+   Threads and the pool.  A run's threads-1 tasks hold pool workers for
+   the whole run (asleep on the stream's condition variable while it has
+   nothing for them), so the run *reserves* them: the pool grows by that
+   many workers (_skel_pool_reserve) and its other users keep theirs.  The
+   run never depends on them: the caller claims work like any of them, a
+   task no worker took runs on the caller when it waits and finds the run
+   over, and stage functions may call skeletons (their parallel-fors run
+   on the calling thread when no worker is free).
+
+   Guards: everything of a run is guarded by s->mu, except what a claimed
+   worker's thread writes while it runs (the item it holds, its stages'
+   time and counts, its stage workers' `local`): owner thread only, and
+   read by others after the claim ends (under mu) or after the run.
+   --------------------------------------------------------------------- */
+#define _SKEL_STREAM_MAX_WORKERS 4096   /* copies of one farm */
+
+typedef struct _skel_snode {
+    int kind, parent;
+    int kid0, nkids;            /* children: s->kids[kid0 .. kid0 + nkids) */
+    char name[32];
+    char gpus[128];             /* FARM: its desc's gpus, copied */
+    skel_stage_desc stage;      /* STAGE (its name copied to name) */
+    skel_farm_desc farm;        /* FARM */
+    skel_stream_node_stats st;  /* the last run's */
+    long items;                 /* the last run: items out of it, */
+    double busy, first, last;   /* seconds in its stages, its first item in and last out (since t0) */
+} _skel_snode;
+
+typedef struct _skel_sitem {
+    void *p;
+    long seq;                   /* the source's count; -1: an empty slot of an ordered queue */
+    long ticket;                /* in an ordered farm: its order in */
+} _skel_sitem;
+
+typedef struct _skel_squeue {
+    int cap, count, reserved;   /* items in it; places promised to the workers running */
+    int head;                   /* FIFO: the oldest item's slot */
+    int ordered;                /* an ordered farm's exit: ticket t in slot t % cap */
+    long next;                  /* ordered: the ticket given up next */
+    int farm;                   /* the ordered farm it enters (its node), -1: none */
+    long issued;                /* that farm's tickets given out */
+    int exitq;                  /* that farm's exit queue */
+    int cons0, ncons;           /* the workers taking from it: s->cons[cons0 ..] */
+    _skel_sitem *ring;          /* cap slots (in s->slots) */
+    double area, since;         /* occupancy integral over time; time of the last change */
+    skel_stream_queue_stats st;
+} _skel_squeue;
+
+/* One stage as one worker runs it. */
+typedef struct _skel_sleaf {
+    int node, unit;             /* the stage; the worker */
+    int place;                  /* where its skeleton calls run (0: the host) */
+    skel_stream_worker w;       /* what its functions see (w.local: owner) */
+    long items;                 /* owner: items it finished */
+    double busy, first, last;   /* owner: seconds in it; its first start, last end (since t0) */
+} _skel_sleaf;
+
+typedef struct _skel_sunit {
+    int in, out;                /* queues; in -1: the source; out -1: the sink */
+    int leaf0, nleaves;         /* its stages: s->leaf[leaf0 ..] */
+    int copy0, copy1;           /* the workers of its farm copy [copy0, copy1) (itself outside farms) */
+    int busy;                   /* mu */
+    _skel_sitem item;           /* owner: the item it works on */
+    skel_stream_worker_stats st;    /* items, busy: mu */
+} _skel_sunit;
+
+struct skel_stream {
+    _skel_snode *nodes;
+    int nnodes, capnodes;
+    int *kids;
+    int nkids, capkids;
+    pthread_mutex_t mu;         /* guards the run (see the banner) */
+    pthread_cond_t cv;          /* threads with nothing to claim */
+    int running;                /* mu: a run is in progress */
+    int stop;                   /* mu: skel_stream_stop was called during the run */
+    /* the run in progress, or the last one (its statistics) */
+    skel_stream_desc d;
+    int root;
+    _skel_sunit *units;
+    int nunits, capunits;
+    _skel_squeue *qs;
+    int nqs, capqs;
+    int *cons;                  /* the consumers of each queue */
+    int ncons;
+    _skel_sleaf *leaf;          /* the stages of every worker */
+    int nleaf, capleaf;
+    _skel_sitem *slots, *failed;    /* queue slots; items whose stage failed */
+    int nfailed;
+    long produced, sunk;        /* mu */
+    int src_done, nbusy, sleepers, finished;    /* mu */
+    int error;                  /* mu: the first failure's status */
+    char why[sizeof _skel_errbuf];  /* mu: its message */
+    double t0;
+    skel_stream_stats st;
+};
+
+static const char *_skel_sn_kind[] = { "?", "stage", "pipeline", "comp", "farm" };
+
+/* ---- building ---- */
+int skel_stream_new(skel_stream **s)
+{
+    if (!s) return _skel_fail(SKEL_EINVAL, "skel_stream_new: NULL result pointer");
+    if (!(*s = (skel_stream *)SKEL_MALLOC(sizeof **s))) return _skel_fail(SKEL_ENOMEM, "skel_stream_new: out of memory");
+    memset(*s, 0, sizeof **s);
+    pthread_mutex_init(&(*s)->mu, NULL);
+    pthread_cond_init(&(*s)->cv, NULL);
+    (*s)->root = -1;
+    return SKEL_OK;
+}
+
+/* Free the flattened form of the last run. */
+static void _skel_srun_free(skel_stream *s)
+{
+    SKEL_FREE(s->units); SKEL_FREE(s->qs); SKEL_FREE(s->cons); SKEL_FREE(s->leaf);
+    SKEL_FREE(s->slots); SKEL_FREE(s->failed);
+    s->units = NULL; s->qs = NULL; s->cons = NULL; s->leaf = NULL; s->slots = s->failed = NULL;
+    s->nunits = s->capunits = s->nqs = s->capqs = s->ncons = s->nleaf = s->capleaf = s->nfailed = 0;
+}
+
+void skel_stream_free(skel_stream *s)
+{
+    if (!s) return;
+    _skel_srun_free(s);
+    SKEL_FREE(s->nodes);
+    SKEL_FREE(s->kids);
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->cv);
+    SKEL_FREE(s);
+}
+
+/* Grow array *p of *cap elements of size sz to hold need; 0 on failure. */
+static int _skel_grow(void **p, int *cap, int need, size_t sz)
+{
+    int c = *cap ? *cap : 8;
+    void *q;
+    if (need <= *cap) return 1;
+    while (c < need) c *= 2;
+    if (!(q = SKEL_REALLOC(*p, (size_t)c * sz))) return 0;
+    *p = q;
+    *cap = c;
+    return 1;
+}
+
+/* A new node of kind with children kids[0..n), which get it as parent. */
+static int _skel_snode_add(skel_stream *s, int kind, const char *what, int n, const int *kids)
+{
+    _skel_snode *nd;
+    int i, j, id;
+    if (!s) return _skel_fail(SKEL_EINVAL, "%s: NULL stream", what);
+    for (i = 0; i < n; ++i) {
+        if (kids[i] < 0) return kids[i];    /* an earlier builder's failure */
+        if (kids[i] >= s->nnodes) return _skel_fail(SKEL_EINVAL, "%s: node %d does not exist", what, kids[i]);
+        if (s->nodes[kids[i]].parent >= 0)
+            return _skel_fail(SKEL_EINVAL, "%s: node %d (%s) already belongs to node %d", what, kids[i],
+                              s->nodes[kids[i]].name, s->nodes[kids[i]].parent);
+        for (j = 0; j < i; ++j)
+            if (kids[j] == kids[i]) return _skel_fail(SKEL_EINVAL, "%s: node %d given twice", what, kids[i]);
+    }
+    if (!_skel_grow((void **)&s->nodes, &s->capnodes, s->nnodes + 1, sizeof *s->nodes) ||
+        !_skel_grow((void **)&s->kids, &s->capkids, s->nkids + n, sizeof *s->kids))
+        return _skel_fail(SKEL_ENOMEM, "%s: out of memory", what);
+    id = s->nnodes++;
+    nd = &s->nodes[id];
+    memset(nd, 0, sizeof *nd);
+    nd->kind = kind;
+    nd->parent = -1;
+    nd->kid0 = s->nkids;
+    nd->nkids = n;
+    for (i = 0; i < n; ++i) {
+        s->kids[s->nkids++] = kids[i];
+        s->nodes[kids[i]].parent = id;
+    }
+    snprintf(nd->name, sizeof nd->name, "%s%d", _skel_sn_kind[kind], id);
+    return id;
+}
+
+/* 1 if node n is a farm or holds one. */
+static int _skel_snode_has_farm(const skel_stream *s, int n)
+{
+    const _skel_snode *nd = &s->nodes[n];
+    int i;
+    if (nd->kind == SKEL_STREAM_FARM) return 1;
+    for (i = 0; i < nd->nkids; ++i)
+        if (_skel_snode_has_farm(s, s->kids[nd->kid0 + i])) return 1;
+    return 0;
+}
+
+int skel_stream_stage(skel_stream *s, const skel_stage_desc *d)
+{
+    int id;
+    if (!d || !d->cpu) return _skel_fail(SKEL_EINVAL, "skel_stream_stage: %s", d ? "no cpu function" : "NULL desc");
+    if ((id = _skel_snode_add(s, SKEL_STREAM_STAGE, "skel_stream_stage", 0, NULL)) < 0) return id;
+    s->nodes[id].stage = *d;
+    s->nodes[id].stage.name = NULL;
+    if (d->name) snprintf(s->nodes[id].name, sizeof s->nodes[id].name, "%s", d->name);
+    return id;
+}
+
+static int _skel_stream_seq(skel_stream *s, int kind, const char *what, int n, const int *nodes)
+{
+    if (n < 1 || !nodes) return _skel_fail(SKEL_EINVAL, "%s: %d nodes (at least 1)", what, nodes ? n : 0);
+    return _skel_snode_add(s, kind, what, n, nodes);
+}
+int skel_stream_pipeline(skel_stream *s, int n, const int *nodes)
+{
+    return _skel_stream_seq(s, SKEL_STREAM_PIPELINE, "skel_stream_pipeline", n, nodes);
+}
+int skel_stream_comp(skel_stream *s, int n, const int *nodes)
+{
+    return _skel_stream_seq(s, SKEL_STREAM_COMP, "skel_stream_comp", n, nodes);
+}
+
+int skel_stream_farm(skel_stream *s, int node, const skel_farm_desc *d)
+{
+    skel_farm_desc f;
+    int id;
+    memset(&f, 0, sizeof f);
+    if (d) f = *d;
+    if (f.cpu_workers < 0 || f.gpu_workers < 0 || f.cpu_workers + f.gpu_workers > _SKEL_STREAM_MAX_WORKERS)
+        return _skel_fail(SKEL_EINVAL, "skel_stream_farm: %d CPU + %d GPU workers (0 .. %d in all)", f.cpu_workers,
+                          f.gpu_workers, _SKEL_STREAM_MAX_WORKERS);
+    if (f.gpus && strlen(f.gpus) >= sizeof s->nodes[0].gpus)
+        return _skel_fail(SKEL_EINVAL, "skel_stream_farm: gpus \"%.40s...\" is too long", f.gpus);
+    if (s && node >= 0 && node < s->nnodes && _skel_snode_has_farm(s, node))
+        return _skel_fail(SKEL_EINVAL, "skel_stream_farm: node %d (%s) is or holds a farm; a farm of farms is "
+                          "one farm with more workers", node, s->nodes[node].name);
+    if ((id = _skel_snode_add(s, SKEL_STREAM_FARM, "skel_stream_farm", 1, &node)) < 0) return id;
+    if (f.cpu_workers + f.gpu_workers == 0) f.cpu_workers = _skel_cpu_count();
+    if (f.gpus) snprintf(s->nodes[id].gpus, sizeof s->nodes[id].gpus, "%s", f.gpus);
+    f.gpus = NULL;
+    s->nodes[id].farm = f;
+    return id;
+}
+
+/* ---- flattening a run: workers and queues ---- */
+typedef struct _skel_sctx {
+    int farm, copy;             /* the farm copy being flattened (-1: none) */
+    int place;                  /* the GPU place that copy owns, -1: a CPU copy */
+} _skel_sctx;
+
+static int _skel_sq_add(skel_stream *s, int cap, int from, int to)
+{
+    _skel_squeue *q;
+    if (!_skel_grow((void **)&s->qs, &s->capqs, s->nqs + 1, sizeof *s->qs)) return -1;
+    q = &s->qs[s->nqs];
+    memset(q, 0, sizeof *q);
+    q->cap = cap;
+    q->farm = -1;
+    q->st.from = from;
+    q->st.to = to;
+    return s->nqs++;
+}
+
+/* A new worker from queue in to queue out; -1: out of memory. */
+static int _skel_su_add(skel_stream *s, int in, int out, const _skel_sctx *c)
+{
+    _skel_sunit *u;
+    if (!_skel_grow((void **)&s->units, &s->capunits, s->nunits + 1, sizeof *s->units)) return -1;
+    u = &s->units[s->nunits];
+    memset(u, 0, sizeof *u);
+    u->in = in;
+    u->out = out;
+    u->leaf0 = s->nleaf;
+    u->copy0 = s->nunits;
+    u->copy1 = s->nunits + 1;
+    u->st.node = in < 0 ? -1 : out < 0 ? -2 : 0;
+    u->st.farm = c ? c->farm : -1;
+    u->st.copy = c ? c->copy : -1;
+    u->st.place = "host";
+    return s->nunits++;
+}
+
+/* 1 if node n is made of stages only: it runs as one worker. */
+static int _skel_snode_serial(const skel_stream *s, int n)
+{
+    const _skel_snode *nd = &s->nodes[n];
+    int i;
+    if (nd->kind == SKEL_STREAM_STAGE) return 1;
+    if (nd->kind != SKEL_STREAM_COMP) return 0;
+    for (i = 0; i < nd->nkids; ++i)
+        if (!_skel_snode_serial(s, s->kids[nd->kid0 + i])) return 0;
+    return 1;
+}
+
+/* Append the stages of serial node n, in order, to the last worker. */
+static int _skel_su_stages(skel_stream *s, int n, const _skel_sctx *c)
+{
+    const _skel_snode *nd = &s->nodes[n];
+    _skel_sunit *u = &s->units[s->nunits - 1];
+    _skel_sleaf *l;
+    int i;
+    if (nd->kind != SKEL_STREAM_STAGE) {
+        for (i = 0; i < nd->nkids; ++i)
+            if (!_skel_su_stages(s, s->kids[nd->kid0 + i], c)) return 0;
+        return 1;
+    }
+    if (!_skel_grow((void **)&s->leaf, &s->capleaf, s->nleaf + 1, sizeof *s->leaf)) return 0;
+    l = &s->leaf[s->nleaf++];
+    memset(l, 0, sizeof *l);
+    l->node = n;
+    l->unit = s->nunits - 1;
+    l->w.node = n;
+    l->w.worker = s->nunits - 1;
+    l->w.gpu = c->place > 0 && nd->stage.gpu;
+    l->place = l->w.gpu ? c->place : 0;
+    l->w.place = _skel_place_name(l->place);
+    l->w.user = nd->stage.user;
+    if (!u->nleaves++) u->st.node = n;
+    if (l->w.gpu) { u->st.gpu = 1; u->st.place = l->w.place; }
+    return 1;
+}
+
+/* The places a farm's GPU workers own, in turn: those its gpus names
+   (comma-separated; a name without ':' also names "name:k"), else every
+   GPU place. */
+static int _skel_sfarm_places(const _skel_snode *nd, int *out, int max, int *n)
+{
+    const char *p = nd->gpus;
+    int np = _skel_place_count(), i;
+    *n = 0;
+    if (!*p) {
+        for (i = 1; i < np && *n < max; ++i)
+            if (_skel_place_backend(i) >= 0) out[(*n)++] = i;
+    } else
+        while (*p) {
+            char name[sizeof nd->gpus];
+            size_t k = strcspn(p, ","), got = 0;
+            snprintf(name, sizeof name, "%.*s", (int)k, p);
+            for (i = 1; i < np && *n < max; ++i) {
+                const char *pn = _skel_place_name(i);
+                if (_skel_place_backend(i) >= 0 && (_skel_place_find(name) == i ||
+                    (!strchr(name, ':') && strncmp(pn, name, k) == 0 && pn[k] == ':'))) {
+                    out[(*n)++] = i;
+                    ++got;
+                }
+            }
+            if (!got)
+                return _skel_fail(SKEL_EBACKEND, "farm %s: no GPU place \"%s\" here (%d GPU places)", nd->name, name,
+                                  np - 1);
+            p += k + (p[k] == ',');
+        }
+    if (*n == 0) return _skel_fail(SKEL_EBACKEND, "farm %s: %d GPU workers, but no GPU place here", nd->name,
+                                   nd->farm.gpu_workers);
+    return SKEL_OK;
+}
+
+static int _skel_sflat(skel_stream *s, int n, int in, int out, const _skel_sctx *c);
+
+/* A farm: its copies share its entry and exit queues; GPU copies first. */
+static int _skel_sflat_farm(skel_stream *s, int n, int in, int out)
+{
+    const _skel_snode *nd = &s->nodes[n];
+    int places[_SKEL_MAX_SPACES];
+    int copies = nd->farm.cpu_workers + nd->farm.gpu_workers, k, first, i, np = 0;
+    _skel_sctx c;
+    if (nd->farm.gpu_workers > 0) _SKEL_TRY(_skel_sfarm_places(nd, places, _SKEL_MAX_SPACES, &np));
+    s->qs[in].st.to = s->qs[out].st.from = n;
+    if (nd->farm.ordered || s->d.ordered) {
+        s->qs[out].ordered = 1;
+        if (s->qs[out].cap < 2 * copies) s->qs[out].cap = 2 * copies;
+        s->qs[in].farm = n;
+        s->qs[in].exitq = out;
+    }
+    for (k = 0; k < copies; ++k) {
+        c.farm = n;
+        c.copy = k;
+        c.place = k < nd->farm.gpu_workers ? places[k % np] : -1;
+        first = s->nunits;
+        _SKEL_TRY(_skel_sflat(s, s->kids[nd->kid0], in, out, &c));
+        for (i = first; i < s->nunits; ++i) {
+            s->units[i].copy0 = first;
+            s->units[i].copy1 = s->nunits;
+        }
+    }
+    return SKEL_OK;
+}
+
+/* A pipeline's or comp's parts in order, joined by queues; a comp runs
+   consecutive serial parts as one worker and joins the others by
+   one-item queues. */
+static int _skel_sflat_seq(skel_stream *s, int n, int in, int out, const _skel_sctx *c)
+{
+    const _skel_snode *nd = &s->nodes[n];
+    const int *kid = s->kids + nd->kid0;
+    int comp = nd->kind == SKEL_STREAM_COMP, i = 0, j, k, q, prev = in;
+    while (i < nd->nkids) {
+        j = i + 1;
+        if (comp && _skel_snode_serial(s, kid[i]))
+            while (j < nd->nkids && _skel_snode_serial(s, kid[j])) ++j;
+        q = j < nd->nkids ? _skel_sq_add(s, comp ? 1 : s->d.queue, kid[j - 1], kid[j]) : out;
+        if (q < 0) return _skel_fail(SKEL_ENOMEM, "skel_stream_run: out of memory");
+        if (j - i == 1) _SKEL_TRY(_skel_sflat(s, kid[i], prev, q, c));
+        else {
+            if (_skel_su_add(s, prev, q, c) < 0) return _skel_fail(SKEL_ENOMEM, "skel_stream_run: out of memory");
+            for (k = i; k < j; ++k)
+                if (!_skel_su_stages(s, kid[k], c)) return _skel_fail(SKEL_ENOMEM, "skel_stream_run: out of memory");
+        }
+        prev = q;
+        i = j;
+    }
+    return SKEL_OK;
+}
+
+static int _skel_sflat(skel_stream *s, int n, int in, int out, const _skel_sctx *c)
+{
+    if (c->farm < 0) {          /* name the queues by the outermost node inside a farm */
+        s->qs[in].st.to = n;
+        s->qs[out].st.from = n;
+    }
+    if (_skel_snode_serial(s, n)) {
+        if (_skel_su_add(s, in, out, c) < 0 || !_skel_su_stages(s, n, c))
+            return _skel_fail(SKEL_ENOMEM, "skel_stream_run: out of memory");
+        return SKEL_OK;
+    }
+    if (s->nodes[n].kind == SKEL_STREAM_FARM) return _skel_sflat_farm(s, n, in, out);
+    return _skel_sflat_seq(s, n, in, out, c);
+}
+
+/* Flatten the tree at root between a source and a sink worker; then the
+   queues' slots and consumer lists. */
+static int _skel_sbuild(skel_stream *s, int root)
+{
+    static const _skel_sctx none = { -1, -1, -1 };
+    size_t total = 0;
+    int i, k, qin, qout;
+    _skel_srun_free(s);
+    if ((qin = _skel_sq_add(s, s->d.queue, -1, root)) < 0 || (qout = _skel_sq_add(s, s->d.queue, root, -2)) < 0 ||
+        _skel_su_add(s, -1, qin, NULL) < 0)
+        return _skel_fail(SKEL_ENOMEM, "skel_stream_run: out of memory");
+    _SKEL_TRY(_skel_sflat(s, root, qin, qout, &none));
+    if (_skel_su_add(s, qout, -1, NULL) < 0) return _skel_fail(SKEL_ENOMEM, "skel_stream_run: out of memory");
+    for (i = 0; i < s->nqs; ++i) total += (size_t)s->qs[i].cap;
+    s->slots = (_skel_sitem *)SKEL_MALLOC(total * sizeof *s->slots);
+    s->failed = (_skel_sitem *)SKEL_MALLOC((size_t)s->nunits * sizeof *s->failed);
+    s->cons = (int *)SKEL_MALLOC((size_t)s->nunits * sizeof *s->cons);
+    if (!s->slots || !s->failed || !s->cons) return _skel_fail(SKEL_ENOMEM, "skel_stream_run: out of memory");
+    for (total = 0, i = 0; i < s->nqs; ++i) {
+        _skel_squeue *q = &s->qs[i];
+        q->ring = s->slots + total;
+        total += (size_t)q->cap;
+        for (k = 0; k < q->cap; ++k) q->ring[k].seq = -1;
+        q->cons0 = s->ncons;
+        for (k = 0; k < s->nunits; ++k)
+            if (s->units[k].in == i) s->cons[s->ncons++] = k;
+        q->ncons = s->ncons - q->cons0;
+        q->st.capacity = q->cap;
+    }
+    return SKEL_OK;
+}
+
+/* ---- running ---- */
+/* Seconds since the run started. */
+static double _skel_snow(const skel_stream *s) { return _skel_now() - s->t0; }
+
+/* Count the occupancy of q up to time t, before it changes (a thread
+   may bring a time read before another thread's later one: never back). */
+static void _skel_sq_note(_skel_squeue *q, double t)
+{
+    if (t < q->since) t = q->since;
+    q->area += (double)q->count * (t - q->since);
+    q->since = t;
+}
+
+/* 1 if q has an item to give: the oldest, or in an ordered queue the next
+   ticket's; and, if q enters an ordered farm, that farm may give out one
+   more ticket. */
+static int _skel_sq_ready(const skel_stream *s, const _skel_squeue *q)
+{
+    if (q->ordered ? q->ring[q->next % q->cap].seq < 0 : q->count == 0) return 0;
+    if (q->farm >= 0) {
+        const _skel_squeue *x = &s->qs[q->exitq];
+        if (q->issued >= x->next + x->cap) return 0;
+    }
+    return 1;
+}
+
+/* 1 if worker u may be claimed now. */
+static int _skel_su_ready(const skel_stream *s, const _skel_sunit *u)
+{
+    const _skel_squeue *o;
+    if (u->busy) return 0;
+    if (u->in < 0 ? s->src_done || s->stop : !_skel_sq_ready(s, &s->qs[u->in])) return 0;
+    if (u->out < 0) return 1;
+    o = &s->qs[u->out];
+    return o->ordered || o->count + o->reserved < o->cap;  /* an ordered farm's tickets have slots */
+}
+
+/* Of q's consumers that may be claimed, the one whose farm copy took the
+   least time per item so far (one not measured yet first). */
+static _skel_sunit *_skel_sq_pick(skel_stream *s, const _skel_squeue *q)
+{
+    _skel_sunit *best = NULL;
+    double bt = 0, t;
+    int i, k;
+    for (i = 0; i < q->ncons; ++i) {
+        _skel_sunit *u = &s->units[s->cons[q->cons0 + i]];
+        if (!_skel_su_ready(s, u)) continue;
+        for (t = 0, k = u->copy0; k < u->copy1; ++k)
+            if (s->units[k].st.items) t += s->units[k].st.busy / (double)s->units[k].st.items;
+        if (!best || t < bt) { best = u; bt = t; }
+    }
+    return best;
+}
+
+/* Take an item from q (its next ticket's, in an ordered queue). */
+static _skel_sitem _skel_sq_pop(_skel_squeue *q, double now)
+{
+    _skel_sitem it;
+    _skel_sq_note(q, now);
+    if (q->ordered) {
+        it = q->ring[q->next++ % q->cap];
+        q->ring[(q->next - 1) % q->cap].seq = -1;
+    } else {
+        it = q->ring[q->head];
+        q->head = (q->head + 1) % q->cap;
+    }
+    q->count--;
+    q->st.items++;
+    if (q->farm >= 0) it.ticket = q->issued++;
+    return it;
+}
+
+static void _skel_sq_push(_skel_squeue *q, const _skel_sitem *it, double now)
+{
+    _skel_sq_note(q, now);
+    if (q->ordered) q->ring[it->ticket % q->cap] = *it;
+    else {
+        q->ring[(q->head + q->count) % q->cap] = *it;
+        q->reserved--;
+    }
+    if (++q->count > q->st.max) q->st.max = q->count;
+}
+
+/* A worker that may be claimed, nearest the sink first; NULL: none. */
+static _skel_sunit *_skel_sfind(skel_stream *s)
+{
+    int i;
+    if (s->error) return NULL;
+    for (i = s->nunits - 1; i >= 0; --i) {
+        _skel_sunit *u = &s->units[i];
+        if (!_skel_su_ready(s, u)) continue;
+        return u->in >= 0 && s->qs[u->in].ncons > 1 ? _skel_sq_pick(s, &s->qs[u->in]) : u;
+    }
+    return NULL;
+}
+
+/* Claim u at time now: take its item and reserve room for its result. */
+static void _skel_sclaim(skel_stream *s, _skel_sunit *u, double now)
+{
+    u->busy = 1;
+    s->nbusy++;
+    if (u->in >= 0) u->item = _skel_sq_pop(&s->qs[u->in], now);
+    if (u->out >= 0 && !s->qs[u->out].ordered) s->qs[u->out].reserved++;
+}
+
+/* The message of a failure of `what` on item seq (-1: none) with status
+   rc, with the detail skel_last_error had for it on this thread. */
+static void _skel_swhy(char *why, size_t size, const char *what, long seq, int rc)
+{
+    char on[48] = "";
+    if (seq >= 0) snprintf(on, sizeof on, " on item %ld", seq);
+    snprintf(why, size, "stream: %.200s failed%s (%s)%s%.700s", what, on, skel_error_string(rc),
+             _skel_errbuf[0] ? ": " : "", _skel_errbuf);
+}
+
+/* With SKEL_TRACE: worker w spent t0..t1 (since the run began) on item
+   seq in `what` at place, successfully unless rc says otherwise. */
+static void _skel_strace(const skel_stream *s, const char *what, int w, long seq, int place, double t0, double t1, int rc)
+{
+    char name[48];
+    if (!_skel_trace_on()) return;
+    snprintf(name, sizeof name, "%.24s w%d #%ld", what, w, seq);
+    _skel_trace_event(_SKEL_TR_STAGE, place, -1, s->t0 + t0, s->t0 + t1, 0, rc < 0 ? _SKEL_TR_FAILED : 0, name);
+}
+
+/* Run claimed worker u on its item from time t0 (no lock held), until
+   *end: the source's status (> 0: an item), the sink's, or the first
+   failing stage's; a failure's message goes to why.  Each stage runs with
+   this thread's skeleton calls bound to its place.  (One clock read per
+   stage: a read costs 20-90 ns, a stage run on one thread about 200.) */
+static int _skel_swork(skel_stream *s, _skel_sunit *u, double t0, double *end, char *why, size_t size)
+{
+    char what[160];
+    int k, rc = SKEL_OK, old;
+    double t1 = t0;
+    _skel_errbuf[0] = 0;
+    *end = t0;
+    if (u->in < 0) {
+        void *p = NULL;
+        if ((rc = s->d.source(s->d.user, &p)) > 0) u->item.p = p;
+        if (rc < 0) _skel_swhy(why, size, "the source", -1, rc);
+        _skel_strace(s, "source", (int)(u - s->units), s->produced, 0, t0, *end = _skel_snow(s), rc);
+        return rc;
+    }
+    if (u->out < 0) {
+        if (s->d.sink && (rc = s->d.sink(s->d.user, u->item.p)) != SKEL_OK)
+            _skel_swhy(why, size, "the sink", u->item.seq, rc);
+        _skel_strace(s, "sink", (int)(u - s->units), u->item.seq, 0, t0, *end = _skel_snow(s), rc);
+        return rc;
+    }
+    for (k = 0; k < u->nleaves; ++k, t0 = t1) {
+        _skel_sleaf *l = &s->leaf[u->leaf0 + k];
+        const _skel_snode *nd = &s->nodes[l->node];
+        void *out = u->item.p;
+        old = _skel_place_bind(l->place);
+        rc = (l->w.gpu ? nd->stage.gpu : nd->stage.cpu)(&l->w, u->item.p, &out);
+        _skel_place_bind(old);
+        *end = t1 = _skel_snow(s);
+        _skel_strace(s, nd->name, l->unit, u->item.seq, l->place, t0, t1, rc);
+        if (!l->items++) l->first = t0;
+        l->last = t1;
+        l->busy += t1 - t0;
+        if (rc != SKEL_OK) {
+            snprintf(what, sizeof what, "stage %s (worker %d, %s)", nd->name, l->unit, l->w.place);
+            _skel_swhy(why, size, what, u->item.seq, rc);
+            return rc < 0 ? rc : SKEL_EINVAL;
+        }
+        u->item.p = out;
+    }
+    return SKEL_OK;
+}
+
+/* Record the first failure of the run. */
+static void _skel_sfail(skel_stream *s, int rc, const char *why)
+{
+    if (s->error) return;
+    s->error = rc;
+    snprintf(s->why, sizeof s->why, "%s", why);
+}
+
+/* Worker u finished its item at time now with status rc, busy for dt
+   seconds: put the result where it goes. */
+static void _skel_sdone(skel_stream *s, _skel_sunit *u, int rc, double dt, double now, const char *why)
+{
+    u->busy = 0;
+    s->nbusy--;
+    u->st.busy += dt;
+    if (u->in < 0) {                /* the source */
+        if (rc > 0) {
+            u->item.seq = s->produced++;
+            u->st.items++;
+            _skel_sq_push(&s->qs[u->out], &u->item, now);
+            return;
+        }
+        s->qs[u->out].reserved--;
+        s->src_done = 1;
+        if (rc < 0) _skel_sfail(s, rc, why);
+        return;
+    }
+    if (rc != SKEL_OK) {            /* its item is dropped at the end of the run */
+        if (u->out < 0) s->sunk++;  /* (the sink owns what it was given) */
+        else {
+            s->failed[s->nfailed++] = u->item;
+            if (!s->qs[u->out].ordered) s->qs[u->out].reserved--;
+        }
+        _skel_sfail(s, rc, why);
+        return;
+    }
+    u->st.items++;
+    if (u->out < 0) s->sunk++;
+    else _skel_sq_push(&s->qs[u->out], &u->item, now);
+}
+
+/* 1 when the run is over: after a failure, once no worker runs; else once
+   the source ended (or was stopped) and every item reached the sink. */
+static int _skel_sover(const skel_stream *s)
+{
+    if (s->nbusy) return 0;
+    return s->error || ((s->src_done || s->stop) && s->produced == s->sunk);
+}
+
+/* One thread of a run: claim, work, repeat; sleep when there is nothing
+   to claim; return when the run is over. */
+static void _skel_sloop(skel_stream *s)
+{
+    char why[sizeof _skel_errbuf];
+    _skel_sunit *u;
+    double t0, t1;
+    int rc;
+    pthread_mutex_lock(&s->mu);
+    while (!s->finished) {
+        if (!(u = _skel_sfind(s))) {
+            if (_skel_sover(s)) {
+                s->finished = 1;
+                pthread_cond_broadcast(&s->cv);
+                break;
+            }
+            s->sleepers++;
+            pthread_cond_wait(&s->cv, &s->mu);
+            s->sleepers--;
+            continue;
+        }
+        _skel_sclaim(s, u, t0 = _skel_snow(s));
+        if (s->sleepers && _skel_sfind(s)) pthread_cond_signal(&s->cv);    /* more for another thread */
+        pthread_mutex_unlock(&s->mu);
+        why[0] = 0;
+        rc = _skel_swork(s, u, t0, &t1, why, sizeof why);
+        pthread_mutex_lock(&s->mu);
+        _skel_sdone(s, u, rc, t1 - t0, t1, why);
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+static int _skel_stask(void *arg)
+{
+    _skel_sloop((skel_stream *)arg);
+    return SKEL_OK;
+}
+
+void skel_stream_stop(skel_stream *s)
+{
+    if (!s) return;
+    pthread_mutex_lock(&s->mu);
+    if (s->running) {
+        s->stop = 1;
+        pthread_cond_broadcast(&s->cv);
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* After the threads are gone: hand every item that did not reach the sink
+   to drop (the failed ones, then the queues'), and each worker's local to
+   its stage's fini. */
+static void _skel_sfinish(skel_stream *s)
+{
+    long dropped = 0;
+    int i, k;
+    for (i = 0; i < s->nfailed; ++i, ++dropped)
+        if (s->d.drop) s->d.drop(s->d.user, s->failed[i].p);
+    for (i = 0; i < s->nqs; ++i) {
+        _skel_squeue *q = &s->qs[i];
+        _skel_sq_note(q, _skel_snow(s));
+        for (k = 0; k < q->cap; ++k) {
+            _skel_sitem *it = &q->ring[q->ordered ? k : (q->head + k) % q->cap];
+            if (q->ordered ? it->seq < 0 : k >= q->count) continue;
+            if (s->d.drop) s->d.drop(s->d.user, it->p);
+            ++dropped;
+        }
+    }
+    for (i = 0; i < s->nleaf; ++i) {
+        _skel_sleaf *l = &s->leaf[i];
+        if (l->w.local && s->nodes[l->node].stage.fini) s->nodes[l->node].stage.fini(&l->w);
+        l->w.local = NULL;
+    }
+    s->st.dropped = dropped;
+}
+
+/* The last run's statistics (_skel_sstats_nodes: per node, below). */
+static void _skel_sstats_nodes(skel_stream *s);
+static void _skel_sstats(skel_stream *s, int threads, double seconds)
+{
+    int i;
+    s->st.seconds = seconds;
+    s->st.items = s->produced;
+    s->st.done = s->sunk;
+    s->st.threads = threads;
+    s->st.workers = s->nunits;
+    s->st.queues = s->nqs;
+    s->st.nodes = s->nnodes;
+    for (i = 0; i < s->nunits; ++i)
+        s->units[i].st.util = seconds > 0 ? s->units[i].st.busy / seconds : 0;
+    for (i = 0; i < s->nqs; ++i) s->qs[i].st.mean = seconds > 0 ? s->qs[i].area / seconds : 0;
+    _skel_sstats_nodes(s);
+}
+
+int skel_stream_run(skel_stream *s, int root, const skel_stream_desc *d)
+{
+    _skel_task *tasks = NULL;
+    int threads, i, rc;
+    if (!s || !d || !d->source) return _skel_fail(SKEL_EINVAL, "skel_stream_run: NULL %s", !s ? "stream" : !d ? "desc" : "source");
+    if (root < 0) return root;
+    if (root >= s->nnodes) return _skel_fail(SKEL_EINVAL, "skel_stream_run: node %d does not exist", root);
+    if (d->queue < 0 || d->threads < 0)
+        return _skel_fail(SKEL_EINVAL, "skel_stream_run: queue %d, threads %d (0 or more)", d->queue, d->threads);
+    _skel_init();
+    pthread_mutex_lock(&s->mu);
+    rc = s->running;
+    s->running = 1;
+    pthread_mutex_unlock(&s->mu);
+    if (rc) return _skel_fail(SKEL_EINVAL, "skel_stream_run: the stream is running already");
+    s->d = *d;
+    if (!s->d.queue) s->d.queue = 4;
+    s->root = root;
+    s->produced = s->sunk = 0;
+    s->src_done = s->nbusy = s->sleepers = s->finished = s->error = s->stop = 0;
+    memset(&s->st, 0, sizeof s->st);
+    rc = _skel_sbuild(s, root);
+    threads = d->threads ? d->threads : s->nunits;
+    if (threads > s->nunits) threads = s->nunits;
+    if (threads > _SKEL_POOL_MAX) threads = _SKEL_POOL_MAX;
+    if (rc == SKEL_OK && threads > 1 && !(tasks = (_skel_task *)SKEL_MALLOC((size_t)(threads - 1) * sizeof *tasks)))
+        rc = _skel_fail(SKEL_ENOMEM, "skel_stream_run: out of memory");
+    if (rc != SKEL_OK) {
+        pthread_mutex_lock(&s->mu);
+        s->running = 0;
+        pthread_mutex_unlock(&s->mu);
+        return rc;
+    }
+    s->t0 = _skel_now();
+    _skel_pool_reserve(threads - 1);
+    for (i = 0; i < threads - 1; ++i) _skel_pool_submit(&tasks[i], _skel_stask, s);
+    _skel_sloop(s);
+    for (i = 0; i < threads - 1; ++i) _skel_task_wait(&tasks[i]);
+    _skel_pool_reserve(-(threads - 1));
+    SKEL_FREE(tasks);
+    _skel_sfinish(s);
+    _skel_sstats(s, threads, _skel_snow(s));
+    pthread_mutex_lock(&s->mu);
+    s->running = 0;
+    rc = s->error;
+    pthread_mutex_unlock(&s->mu);
+    return rc ? _skel_fail(rc, "%s", s->why) : SKEL_OK;
+}
+
+/* ---- statistics ---- */
+/* 1 if node a is n or lies under it. */
+static int _skel_snode_under(const skel_stream *s, int a, int n)
+{
+    for (; a >= 0; a = s->nodes[a].parent)
+        if (a == n) return 1;
+    return 0;
+}
+
+/* Seconds per item node n gives, by seed 001's cost models over the
+   measured stage times of farm copy `copy` (-1: all): a stage its mean
+   time, a comp the sum of its parts, a pipeline its slowest part, a farm
+   its copies in parallel (1 / the sum of their rates).  0: not measured. */
+static double _skel_snode_model(const skel_stream *s, int n, int copy)
+{
+    const _skel_snode *nd = &s->nodes[n];
+    double t = 0, m, busy = 0;
+    long items = 0;
+    int i;
+    switch (nd->kind) {
+    case SKEL_STREAM_STAGE:
+        for (i = 0; i < s->nleaf; ++i)
+            if (s->leaf[i].node == n && (copy < 0 || s->units[s->leaf[i].unit].st.copy == copy)) {
+                busy += s->leaf[i].busy;
+                items += s->leaf[i].items;
+            }
+        return items ? busy / (double)items : 0;
+    case SKEL_STREAM_FARM:
+        for (i = 0; i < nd->farm.cpu_workers + nd->farm.gpu_workers; ++i)
+            if ((m = _skel_snode_model(s, s->kids[nd->kid0], i)) > 0) t += 1 / m;
+        return t > 0 ? 1 / t : 0;
+    default:
+        for (i = 0; i < nd->nkids; ++i) {
+            m = _skel_snode_model(s, s->kids[nd->kid0 + i], copy);
+            t = nd->kind == SKEL_STREAM_COMP ? t + m : m > t ? m : t;
+        }
+        return t;
+    }
+}
+
+/* Items, busy time and first / last times of node n, from its stages up. */
+static void _skel_snode_sums(skel_stream *s, int n)
+{
+    _skel_snode *nd = &s->nodes[n];
+    int i;
+    nd->items = 0;
+    nd->busy = 0;
+    nd->first = nd->last = -1;
+    if (nd->kind == SKEL_STREAM_STAGE)
+        for (i = 0; i < s->nleaf; ++i) {
+            const _skel_sleaf *l = &s->leaf[i];
+            if (l->node != n || !l->items) continue;
+            nd->items += l->items;
+            nd->busy += l->busy;
+            if (nd->first < 0 || l->first < nd->first) nd->first = l->first;
+            if (l->last > nd->last) nd->last = l->last;
+        }
+    for (i = 0; i < nd->nkids; ++i) {
+        _skel_snode *k = &s->nodes[s->kids[nd->kid0 + i]];
+        _skel_snode_sums(s, s->kids[nd->kid0 + i]);
+        nd->busy += k->busy;
+        nd->items = k->items;           /* the last part's (a farm's one worker node) */
+        if (k->first >= 0 && (nd->first < 0 || k->first < nd->first)) nd->first = k->first;
+        if (k->last > nd->last) nd->last = k->last;
+    }
+}
+
+static void _skel_sstats_nodes(skel_stream *s)
+{
+    int n, i, k;
+    _skel_snode_sums(s, s->root);
+    for (n = 0; n < s->nnodes; ++n) {
+        _skel_snode *nd = &s->nodes[n];
+        skel_stream_node_stats *st = &nd->st;
+        double sum = 0, sq = 0;
+        memset(st, 0, sizeof *st);
+        st->kind = nd->kind;
+        st->name = nd->name;
+        st->parent = n == s->root ? -1 : nd->parent;
+        if (!_skel_snode_under(s, n, s->root)) continue;
+        st->items = nd->items;
+        st->busy = nd->busy;
+        st->service = st->items && nd->last > nd->first ? (nd->last - nd->first) / (double)st->items : 0;
+        st->model = _skel_snode_model(s, n, -1);
+        for (i = 1; i < s->nunits - 1; ++i) {
+            const _skel_sunit *u = &s->units[i];
+            for (k = 0; k < u->nleaves && !_skel_snode_under(s, s->leaf[u->leaf0 + k].node, n); ++k) {}
+            if (k == u->nleaves) continue;
+            if (!st->workers++ || u->st.util < st->util_min) st->util_min = u->st.util;
+            if (u->st.util > st->util_max) st->util_max = u->st.util;
+            sum += u->st.util;
+            sq += u->st.util * u->st.util;
+        }
+        if (st->workers) {
+            st->util_mean = sum / st->workers;
+            st->util_sd = sqrt(fmax(0, sq / st->workers - st->util_mean * st->util_mean));
+        }
+    }
+}
+
+int skel_stream_stats_get(const skel_stream *s, skel_stream_stats *out)
+{
+    if (!s || !out) return _skel_fail(SKEL_EINVAL, "skel_stream_stats_get: NULL argument");
+    *out = s->st;
+    return SKEL_OK;
+}
+
+int skel_stream_node_stats_get(const skel_stream *s, int node, skel_stream_node_stats *out)
+{
+    if (!s || !out) return _skel_fail(SKEL_EINVAL, "skel_stream_node_stats_get: NULL argument");
+    if (node < 0 || node >= s->nnodes) return _skel_fail(SKEL_EINVAL, "skel_stream_node_stats_get: no node %d", node);
+    *out = s->nodes[node].st;
+    out->kind = s->nodes[node].kind;
+    out->name = s->nodes[node].name;
+    return SKEL_OK;
+}
+
+int skel_stream_worker_stats_get(const skel_stream *s, int worker, skel_stream_worker_stats *out)
+{
+    if (!s || !out) return _skel_fail(SKEL_EINVAL, "skel_stream_worker_stats_get: NULL argument");
+    if (worker < 0 || worker >= s->nunits)
+        return _skel_fail(SKEL_EINVAL, "skel_stream_worker_stats_get: no worker %d (%d)", worker, s->nunits);
+    *out = s->units[worker].st;
+    return SKEL_OK;
+}
+
+int skel_stream_queue_stats_get(const skel_stream *s, int queue, skel_stream_queue_stats *out)
+{
+    if (!s || !out) return _skel_fail(SKEL_EINVAL, "skel_stream_queue_stats_get: NULL argument");
+    if (queue < 0 || queue >= s->nqs)
+        return _skel_fail(SKEL_EINVAL, "skel_stream_queue_stats_get: no queue %d (%d)", queue, s->nqs);
+    *out = s->qs[queue].st;
+    return SKEL_OK;
+}
+
+/* A node id of the statistics as text: its name, "source" or "sink". */
+static const char *_skel_snode_label(const skel_stream *s, int n)
+{
+    return n == -1 ? "source" : n == -2 ? "sink" : s->nodes[n].name;
+}
+
+static void _skel_sdump_text(FILE *f, const skel_stream *s)
+{
+    int i;
+    fprintf(f, "stream run: %.6f s, %ld items in, %ld out, %ld dropped, %d threads, %d workers\n", s->st.seconds,
+            s->st.items, s->st.done, s->st.dropped, s->st.threads, s->st.workers);
+    fprintf(f, "%-5s %-24s %-8s %7s %8s %12s %12s %12s  %s\n", "node", "name", "kind", "parent", "items",
+            "service s", "model s", "busy s", "workers: util mean sd min max");
+    for (i = 0; i < s->nnodes; ++i) {
+        const skel_stream_node_stats *n = &s->nodes[i].st;
+        if (!_skel_snode_under(s, i, s->root)) continue;
+        fprintf(f, "%-5d %-24s %-8s %7d %8ld %12.6f %12.6f %12.6f  %d: %.3f %.3f %.3f %.3f\n", i, n->name,
+                _skel_sn_kind[n->kind], n->parent, n->items, n->service, n->model, n->busy, n->workers,
+                n->util_mean, n->util_sd, n->util_min, n->util_max);
+    }
+    fprintf(f, "%-6s %-24s %-6s %-5s %-16s %8s %12s %6s\n", "worker", "stage", "farm", "copy", "place", "items",
+            "busy s", "util");
+    for (i = 0; i < s->nunits; ++i) {
+        const skel_stream_worker_stats *w = &s->units[i].st;
+        fprintf(f, "%-6d %-24s %-6d %-5d %-16s %8ld %12.6f %6.3f\n", i, _skel_snode_label(s, w->node), w->farm,
+                w->copy, w->place, w->items, w->busy, w->util);
+    }
+    fprintf(f, "%-5s %-24s %-24s %8s %8s %8s %4s\n", "queue", "from", "to", "capacity", "items", "mean", "max");
+    for (i = 0; i < s->nqs; ++i) {
+        const skel_stream_queue_stats *q = &s->qs[i].st;
+        fprintf(f, "%-5d %-24s %-24s %8d %8ld %8.3f %4d\n", i, _skel_snode_label(s, q->from), _skel_snode_label(s, q->to),
+                q->capacity, q->items, q->mean, q->max);
+    }
+}
+
+static void _skel_sdump_json(FILE *f, const skel_stream *s)
+{
+    int i;
+    fprintf(f, "{\"seconds\": %.9g, \"items\": %ld, \"done\": %ld, \"dropped\": %ld, \"threads\": %d,\n \"nodes\": [",
+            s->st.seconds, s->st.items, s->st.done, s->st.dropped, s->st.threads);
+    for (i = 0; i < s->nnodes; ++i) {
+        const skel_stream_node_stats *n = &s->nodes[i].st;
+        fprintf(f, "%s\n  {\"id\": %d, \"name\": ", i ? "," : "", i);
+        _skel_json_str(f, s->nodes[i].name);
+        fprintf(f, ", \"kind\": \"%s\", \"parent\": %d, \"items\": %ld, \"service\": %.9g, \"model\": %.9g, "
+                "\"busy\": %.9g, \"workers\": %d, \"util\": [%.6f, %.6f, %.6f, %.6f]}", _skel_sn_kind[s->nodes[i].kind],
+                n->parent, n->items, n->service, n->model, n->busy, n->workers, n->util_mean, n->util_sd, n->util_min,
+                n->util_max);
+    }
+    fprintf(f, "],\n \"workers\": [");
+    for (i = 0; i < s->nunits; ++i) {
+        const skel_stream_worker_stats *w = &s->units[i].st;
+        fprintf(f, "%s\n  {\"node\": %d, \"farm\": %d, \"copy\": %d, \"gpu\": %d, \"place\": ", i ? "," : "",
+                w->node, w->farm, w->copy, w->gpu);
+        _skel_json_str(f, w->place);
+        fprintf(f, ", \"items\": %ld, \"busy\": %.9g, \"util\": %.6f}", w->items, w->busy, w->util);
+    }
+    fprintf(f, "],\n \"queues\": [");
+    for (i = 0; i < s->nqs; ++i) {
+        const skel_stream_queue_stats *q = &s->qs[i].st;
+        fprintf(f, "%s\n  {\"from\": %d, \"to\": %d, \"capacity\": %d, \"items\": %ld, \"mean\": %.6f, \"max\": %d}",
+                i ? "," : "", q->from, q->to, q->capacity, q->items, q->mean, q->max);
+    }
+    fprintf(f, "]}\n");
+}
+
+int skel_stream_dump(const skel_stream *s, int format, const char *path)
+{
+    FILE *f;
+    int err;
+    if (!s) return _skel_fail(SKEL_EINVAL, "skel_stream_dump: NULL stream");
+    if (format != SKEL_DUMP_TEXT && format != SKEL_DUMP_JSON) return _skel_fail(SKEL_EINVAL, "skel_stream_dump: format %d", format);
+    if (!(f = path ? fopen(path, "w") : stdout))
+        return _skel_fail(SKEL_EIO, "skel_stream_dump: cannot create %s: %s", path, strerror(errno));
+    if (format == SKEL_DUMP_TEXT) _skel_sdump_text(f, s);
+    else _skel_sdump_json(f, s);
+    err = ferror(f);
+    if (path) err |= fclose(f) != 0;
+    else fflush(f);
+    return err ? _skel_fail(SKEL_EIO, "skel_stream_dump: write failed") : SKEL_OK;
 }
 
 #endif /* SKEL_IMPLEMENTATION */
