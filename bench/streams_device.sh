@@ -42,7 +42,7 @@ SKEL_REQUIRE=cuda timeout 120 build/stream_tests -v stream >"$OUT/tests.log" 2>&
 note "stream tests, SKEL_REQUIRE=cuda (rc $?): $(tail -1 "$OUT/tests.log")"
 grep -E "FAIL|SKIP" "$OUT/tests.log" | head -5 | tee -a "$SUM"
 
-timeout 60 build/bench_streams --overhead 200000 >"$OUT/overhead.txt" 2>&1
+timeout 60 build/bench_streams --overhead 50000 >"$OUT/overhead.txt" 2>&1
 note "overhead (rc $?):"; tee -a "$SUM" <"$OUT/overhead.txt"
 
 timeout 240 build/bench_streams --images "$IMAGES" --size "$SIZE" --gpus "$GPUS" --seq 2 --reps 3 --stats \
