@@ -105,7 +105,10 @@
        identity to return.  A Scan given call.init starts from it: inclusive
        r[i] = init + a[0] + .. + a[i], exclusive r[0] = init (exclusive
        requires it).  A MapReduce with no inputs (an index-only map)
-       reduces the indices 0 .. call.count-1.  A whole Reduce/MapReduce
+       reduces the indices 0 .. call.count-1, or those of the grid
+       call.rows x call.cols (row i / cols, column i % cols), which a
+       SKEL_INDEX2D function needs (call.count alone: SKEL_EINVAL, where
+       it used to sum with every row index 0).  A whole Reduce/MapReduce
        writes call.result, or, given call.out (a 1-element vector)
        instead, leaves the value there, where it was computed.  MapOverlap
        reads outside the data through the edge policy: SKEL_EDGE_CONSTANT
@@ -113,7 +116,14 @@
        or SKEL_EDGE_DUPLICATE (nearest element); the overlap may not exceed
        the length it runs along.  Map and Scan may write in place (out ==
        input); MapOverlap and MapArray may too (skel copies the input
-       first).
+       first).  Different containers that wrap overlapping memory may be
+       inputs of one call together, but not an input and its output
+       (SKEL_EINVAL: the call would read what it already wrote; an
+       in-place call passes one container as both).  A call on empty data
+       (no element, however many rows or columns) returns SKEL_OK at once,
+       a whole reduction of it SKEL_EEMPTY.  A call that fails, out of
+       memory included, changes no container and no result, on every
+       backend: every buffer it needs is allocated before it writes.
        GPU calls return before their work is done: every call whose result
        stays on the GPU (Map, MapArray, Scan, MapOverlap, row / column
        Reduce, and a whole Reduce/MapReduce into call.out) returns once its
@@ -222,6 +232,11 @@
        pool     skel's own worker threads (variant: threads, the calling
                 thread included), present with GCC or Clang
        omp      OpenMP, present when compiled with -fopenmp (variant: threads)
+       A variant's threads are at most SKEL_MAX_THREADS (1024; a compile-
+       time macro): more is refused, not handed to the OpenMP runtime
+       (which crashed at 100000).  skel keeps an OpenMP team alive between
+       calls only up to the processor count, so one wide call does not
+       tax every later small one.
        cuda     skel_cuda.h, when libcuda and NVRTC load and a GPU is there
        opencl   skel_cl.h, when libOpenCL loads and a device is there
        Default without a plan: a GPU backend when the first operand already
@@ -251,7 +266,8 @@
                              process may use)
        SKEL_PIN=1            pin pool worker k to the (k+1)-th CPU (off by
                              default; needs _GNU_SOURCE on Linux)
-       SKEL_OMP_THREADS=n    default OpenMP thread count (else OpenMP's)
+       SKEL_OMP_THREADS=n    default OpenMP thread count (else OpenMP's; at
+                             most SKEL_MAX_THREADS)
        SKEL_PARALLEL_THRESHOLD=n  size from which the default goes parallel
                              (SKEL_OMP_THRESHOLD: its old name, still read)
        SKEL_FALLBACK=1       a call a GPU backend cannot run (out of device
@@ -414,7 +430,8 @@
 
    CONFIGURATION MACROS (define before the implementation include)
        SKEL_MALLOC(n), SKEL_REALLOC(p, n), SKEL_FREE(p), SKEL_ASSERT(c),
-       SKEL_NO_OPENMP (leave the omp backend out even with -fopenmp)
+       SKEL_NO_OPENMP (leave the omp backend out even with -fopenmp),
+       SKEL_MAX_THREADS (1024: the most threads a variant may ask for)
        GPU kernel geometry (both GPU backends; the defaults were measured
        on an H100, see bench/results/gpu.md):
        SKEL_GPU_MAP_ITEMS    elements per Map work-item, loaded before storing (2)
@@ -461,6 +478,14 @@
                 non-regular files refused without blocking, a cache entry
                 that crashed its loader rebuilt, one file per tuning id
                 (hashed names), clearer errors (ENOMEM, folders, flags).
+              - Limits: variants' threads at most SKEL_MAX_THREADS, OpenMP
+                teams kept only up to the processor count; empty calls
+                return at once; 2-D plan sizes saturate; a failed call
+                (out of memory) changes nothing on every skeleton and
+                backend; overlapping wrapped buffers refused; index-only
+                MapReduce over call.rows x call.cols.
+              - SKEL_EUNSUPPORTED says whether the skeleton or the backend
+                lacks the feature.
               - Threads: any number may call skel at once (THREADS); a
                 container's coherence state is locked, an instance's plan
                 swapped atomically, OpenCL statistics counted under a
@@ -518,7 +543,8 @@ enum {
     SKEL_EDEVICE = -9,      /* a GPU driver call failed */
     SKEL_EIO = -10,         /* a file could not be read or written */
     SKEL_EFORMAT = -11,     /* a file is truncated, corrupted or of another version */
-    SKEL_EUNSUPPORTED = -12 /* the backend cannot run this skeleton */
+    SKEL_EUNSUPPORTED = -12 /* not supported: a limit of the skeleton on every backend (a column Scan),
+                               or of one backend or device (skel_last_error says which) */
 };
 const char *skel_error_string(int status);  /* the code's name and meaning */
 const char *skel_last_error(void);          /* detail of this thread's last failure */
@@ -607,6 +633,8 @@ typedef struct skel_call {
     const void *weights;        /* weighted MapOverlap2D: (2dR+1) x (2dC+1) elements, row-major */
     int group;                  /* bulk selection group (tuner), 0 = none */
     size_t count;               /* MapReduce with no inputs (index only): reduce indices 0..count-1 */
+    size_t rows, cols;          /* ... or over a rows x cols grid instead (needed for SKEL_INDEX2D:
+                                   (row, col) = (i / cols, i % cols)) */
 } skel_call;
 
 typedef struct skel_skeleton skel_skeleton;
@@ -622,6 +650,12 @@ int skel_scan(skel_skeleton *sk, skel_vec *out, skel_vec *in);
 int skel_overlap(skel_skeleton *sk, skel_vec *out, skel_vec *in, skel_edge edge, const void *edge_value);
 
 /* ---- variants and execution plans -------------------------------------- */
+/* The most threads a variant (or SKEL_OMP_THREADS) may ask for: more is
+   refused with SKEL_EINVAL (a plan file: rejected; the variable: ignored
+   with a warning), not left to the OpenMP runtime, which crashed at 100000. */
+#ifndef SKEL_MAX_THREADS
+#define SKEL_MAX_THREADS 1024
+#endif
 /* A variant is a backend plus its parameters.  Zero parameters take the
    backend's default. */
 typedef struct skel_variant {
@@ -645,7 +679,8 @@ int skel_set_plan(skel_skeleton *sk, skel_plan *p);
 /* The variant the next call of sk with these operands would run. */
 int skel_choose(skel_skeleton *sk, const skel_call *call, skel_variant *out);
 /* The variant a plan chooses at a context point of dims (1 or 2) values:
-   a range plan looks at the product, a tuned plan at the point itself. */
+   a range plan looks at the product (saturated at SIZE_MAX), a tuned
+   plan at the point itself. */
 int skel_plan_lookup_point(const skel_plan *p, const size_t *point, int dims, skel_variant *out);
 
 /* ---- the tuner (see TUNER at the top) ------------------------------------ */
@@ -1395,7 +1430,7 @@ const char *skel_error_string(int status)
     case SKEL_EDEVICE: return "SKEL_EDEVICE: GPU driver call failed";
     case SKEL_EIO: return "SKEL_EIO: file input/output failed";
     case SKEL_EFORMAT: return "SKEL_EFORMAT: bad file format";
-    case SKEL_EUNSUPPORTED: return "SKEL_EUNSUPPORTED: not supported by this backend";
+    case SKEL_EUNSUPPORTED: return "SKEL_EUNSUPPORTED: not supported (by the skeleton, or by this backend or device)";
     default: return "unknown skel status";
     }
 }
@@ -1472,6 +1507,26 @@ static int _skel_fail(int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(_skel_errbuf, sizeof _skel_errbuf, fmt, ap);
     va_end(ap);
+    _skel_log(SKEL_LOG_WARN, "%s (%s)", _skel_errbuf, skel_error_string(code));
+    return code;
+}
+
+/* Return the status of x when it failed. */
+#define _SKEL_TRY(x) do { int rc_ = (x); if (rc_ != SKEL_OK) return rc_; } while (0)
+
+/* _skel_fail, keeping the last failure's detail after the new text:
+   "<fmt>: <what skel_last_error() said>" (the common "while doing X" wrap). */
+static int _skel_fail_wrap(int code, const char *fmt, ...)
+{
+    char inner[sizeof _skel_errbuf];
+    size_t n;
+    va_list ap;
+    memcpy(inner, _skel_errbuf, sizeof inner);
+    va_start(ap, fmt);
+    vsnprintf(_skel_errbuf, sizeof _skel_errbuf, fmt, ap);
+    va_end(ap);
+    n = strlen(_skel_errbuf);
+    if (inner[0] && n + 2 < sizeof _skel_errbuf) snprintf(_skel_errbuf + n, sizeof _skel_errbuf - n, ": %s", inner);
     _skel_log(SKEL_LOG_WARN, "%s (%s)", _skel_errbuf, skel_error_string(code));
     return code;
 }
@@ -2626,7 +2681,10 @@ static void _skel_copied(int from, int to, size_t bytes, double t0)
    pointer there.  _SKEL_WRITE alone skips the copy: the caller overwrites
    everything.  The valid mask is updated by _skel_mark_written after the
    write has succeeded, so a failed call leaves the container as it was.
+   On failure NULL, with the status in _skel_acquire_rc (SKEL_ENOMEM when
+   the space is full) and the detail in skel_last_error().
    Call with c->lock held. */
+static _SKEL_TLS int _skel_acquire_rc;
 static void *_skel_acquire_locked(skel_vec *c, int s, int mode)
 {
     size_t bytes = c->n * c->esz;
@@ -2638,7 +2696,7 @@ static void *_skel_acquire_locked(skel_vec *c, int s, int mode)
             SKEL_ASSERT(src < _SKEL_LOAD(&_skel_nspaces));
             t0 = _skel_trace.on ? _skel_now() : 0;
             rc = _skel_spaces[src].download(_skel_spaces[src].ctx, c->host, c->dev[src], bytes);
-            if (rc != SKEL_OK) return NULL;
+            if (rc != SKEL_OK) { _skel_acquire_rc = rc; return NULL; }
             _skel_copied(src, 0, bytes, t0);
             _SKEL_STORE(&c->valid, c->valid | 1u);
         }
@@ -2646,13 +2704,13 @@ static void *_skel_acquire_locked(skel_vec *c, int s, int mode)
     }
     if (!c->dev[s]) {
         rc = _skel_spaces[s].alloc(_skel_spaces[s].ctx, bytes ? bytes : 16, &c->dev[s]);
-        if (rc != SKEL_OK) { c->dev[s] = NULL; return NULL; }
+        if (rc != SKEL_OK) { c->dev[s] = NULL; _skel_acquire_rc = rc; return NULL; }
     }
     if (!(c->valid & (1u << s)) && (mode & _SKEL_READ) && bytes) {
         if (!_skel_acquire_locked(c, 0, _SKEL_READ)) return NULL;
         t0 = _skel_trace.on ? _skel_now() : 0;
         rc = _skel_spaces[s].upload(_skel_spaces[s].ctx, c->dev[s], c->host, bytes);
-        if (rc != SKEL_OK) return NULL;
+        if (rc != SKEL_OK) { _skel_acquire_rc = rc; return NULL; }
         _skel_copied(0, s, bytes, t0);
         _SKEL_STORE(&c->valid, c->valid | (1u << s));
     }
@@ -2913,7 +2971,7 @@ static void _skel_init_once(void)
         _skel_env.pool_backend = _skel_backend_register(&pool);
     }
 #endif
-    _skel_env.omp_threads = _skel_env_int("SKEL_OMP_THREADS", 0);
+    _skel_env.omp_threads = _skel_env_int_max("SKEL_OMP_THREADS", 0, SKEL_MAX_THREADS);
     _skel_env.omp_threshold = _skel_env_int("SKEL_PARALLEL_THRESHOLD", _skel_env_int("SKEL_OMP_THRESHOLD", 32768));
     _skel_env.fallback = _skel_env_int("SKEL_FALLBACK", 0) > 0;
     _skel_env.forced = -1;
@@ -2955,6 +3013,9 @@ static int _skel_variant_resolve(const skel_variant *v, _skel_variant *out)
                           _skel_backend_why(v->backend, why, sizeof why));
     if (v->threads < 0 || v->block < 0 || v->grid < 0 || v->devices < 0)
         return _skel_fail(SKEL_EINVAL, "variant %s: negative parameter", v->backend);
+    if (v->threads > SKEL_MAX_THREADS)
+        return _skel_fail(SKEL_EINVAL, "variant %s: %d threads (at most SKEL_MAX_THREADS, %d)", v->backend, v->threads,
+                          SKEL_MAX_THREADS);
     if (b == _skel_env.pool_backend && v->threads > _SKEL_POOL_MAX)
         return _skel_fail(SKEL_EINVAL, "variant pool: %d threads, more than the pool's %d", v->threads,
                           _SKEL_POOL_MAX);
@@ -3059,8 +3120,12 @@ typedef struct _skel_par {
    that runs one call on 8 threads and the next on 16 paid 8 thread
    creations per call (Pearson's five calls on the H100 machine: 3-5 times
    slower than all on 8 or all on 16).  So every team has at least this
-   many threads; the ones beyond `parts` only pass the region's barrier. */
+   many threads; the ones beyond `parts` only pass the region's barrier.
+   Only teams up to the processor count are kept so: after one call on 256
+   threads of a 2-core machine every later 2-thread call woke 256 (15 times
+   slower); a larger team is opened for its call and not kept. */
 static int _skel_omp_team;
+int _skel_omp_kept_team(void) { return _skel_omp_team; }    /* tests */
 #endif
 
 /* How many parts a phase over n items has: one per omp thread (the omp
@@ -3090,8 +3155,10 @@ static void _skel_parallel(const _skel_par *par, size_t parts_, size_t n, _skel_
     team = _skel_omp_team;
     if (team < parts) {
         team = parts;
-        #pragma omp atomic write
-        _skel_omp_team = team;
+        if (team <= omp_get_num_procs()) {
+            #pragma omp atomic write
+            _skel_omp_team = team;
+        }
     }
     #pragma omp parallel num_threads(team)
     {
@@ -3118,7 +3185,7 @@ typedef struct _skel_cpu_ctx {
     const void *carry;          /* the carries (or the init of a row scan) the scan phase reads */
     const unsigned char *src;   /* MapOverlap source and destination */
     unsigned char *dst;
-    int failed;                 /* a thread could not allocate */
+    unsigned char *scratch;     /* MapOverlap by columns: one block of columns per part */
 } _skel_cpu_ctx;
 
 static void _skel_body_map(void *p, int t, size_t lo, size_t hi)
@@ -3179,19 +3246,26 @@ static int _skel_partials_get(_skel_partials *p, _skel_cpu_ctx *c, size_t parts)
    that ran serially at n = 2306 tied with seq there, closed a leaf up to
    14142 and was 1.9 times slower than seq at n = 5981.  (Calls without a
    plan go parallel from SKEL_PARALLEL_THRESHOLD elements.) */
+/* The same in `parts` parts whose partials c already has (_skel_partials_get). */
+static void _skel_reduce_parts(_skel_cpu_ctx *c, size_t parts, size_t n, void *result)
+{
+    if (parts <= 1 || n < 2) {
+        if (c->sk->kind == SKEL_KIND_MAPREDUCE) c->sk->cpu.mapreduce(&c->job, 0, n, result);
+        else c->sk->cpu.reduce(&c->job, 0, n, result);
+        return;
+    }
+    memset(c->have, 0, parts);
+    _skel_parallel(&c->par, parts, n, _skel_body_reduce, c);
+    _skel_combine(c, parts, result);
+}
+
 static int _skel_reduce_range(_skel_cpu_ctx *c, size_t n, void *result)
 {
     _skel_partials p;
     size_t parts = _skel_parts(&c->par, n);
-    int rc;
-    if (parts <= 1 || n < 2) {
-        if (c->sk->kind == SKEL_KIND_MAPREDUCE) c->sk->cpu.mapreduce(&c->job, 0, n, result);
-        else c->sk->cpu.reduce(&c->job, 0, n, result);
-        return SKEL_OK;
-    }
-    if ((rc = _skel_partials_get(&p, c, parts)) != SKEL_OK) return rc;
-    _skel_parallel(&c->par, parts, n, _skel_body_reduce, c);
-    _skel_combine(c, parts, result);
+    p.heap = NULL;
+    if (parts > 1 && n >= 2) _SKEL_TRY(_skel_partials_get(&p, c, parts));
+    _skel_reduce_parts(c, parts, n, result);
     SKEL_FREE(p.heap);
     return SKEL_OK;
 }
@@ -3229,16 +3303,23 @@ static int _skel_cpu_reduce(_skel_cpu_ctx *c, const skel_call *call, skel_vec *i
             _skel_parallel(&c->par, _skel_parts(&c->par, in->rows), in->rows, _skel_body_reduce_rows, c);
             return SKEL_OK;
         }
-        for (r = 0; r < in->rows; ++r) {    /* few long rows: parallelise within each */
+        {   /* few long rows: parallelise within each (short rows stay on one
+               thread each: not worth a team per row); the partials once, before
+               any row is written (a failure must not leave half the rows) */
             _skel_cpu_ctx rc = *c;
-            int st;
-            rc.job.in[0] = c->src + r * in->cols * c->esz;
-            /* (short rows stay on one thread each: not worth a team per row) */
+            _skel_partials p;
+            size_t parts;
             if (in->cols < 4096) rc.par.how = _SKEL_RUN_SEQ;
-            if ((st = _skel_reduce_range(&rc, in->cols, (unsigned char *)out + r * c->esz)) != SKEL_OK)
-                return st;
+            parts = _skel_parts(&rc.par, in->cols);
+            p.heap = NULL;
+            if (parts > 1) _SKEL_TRY(_skel_partials_get(&p, &rc, parts));
+            for (r = 0; r < in->rows; ++r) {
+                rc.job.in[0] = c->src + r * in->cols * c->esz;
+                _skel_reduce_parts(&rc, parts, in->cols, (unsigned char *)out + r * c->esz);
+            }
+            SKEL_FREE(p.heap);
+            return SKEL_OK;
         }
-        return SKEL_OK;
     }
     /* columns: each part folds a block of rows into a partial row; the
        partial rows are then folded in order. */
@@ -3281,18 +3362,16 @@ static void _skel_body_scan(void *p, int t, size_t lo, size_t hi)
 /* Scan [0, n) of c->job: one pass on one thread, else three phases:
    block sums, a scan of the sums, then each block scanned from its carry.
    Like Reduce, a variant's threads are used at every size (n >= parts:
-   each block holds an element). */
-static int _skel_scan_range(_skel_cpu_ctx *c, size_t n, const void *init)
+   each block holds an element).  c holds the partials of `parts` parts. */
+static void _skel_scan_parts(_skel_cpu_ctx *c, size_t parts, size_t n, const void *init)
 {
-    _skel_partials p;
-    size_t parts = _skel_parts(&c->par, n), t;
+    size_t t;
     _skel_job j;
-    int rc;
     if (parts <= 1 || n < parts) {
         c->sk->cpu.scan(&c->job, 0, n, init, c->exclusive);
-        return SKEL_OK;
+        return;
     }
-    if ((rc = _skel_partials_get(&p, c, parts)) != SKEL_OK) return rc;
+    memset(c->have, 0, parts);
     _skel_parallel(&c->par, parts, n, _skel_body_scan_sums, c);
     for (t = 0; t < parts; ++t) SKEL_ASSERT(c->have[t]);   /* n >= parts */
     memset(&j, 0, sizeof j);
@@ -3305,6 +3384,24 @@ static int _skel_scan_range(_skel_cpu_ctx *c, size_t n, const void *init)
     c->sk->cpu.scan(&j, 0, parts - (init ? 0 : 1), init, init != NULL);
     c->carry = c->carries;
     _skel_parallel(&c->par, parts, n, _skel_body_scan, c);
+}
+
+/* Scan each of `rows` rows of `cols` elements (a vector: one row) starting
+   at c->job's in[0] and out, in parallel within each row; the partials
+   are allocated once, before any row is written. */
+static int _skel_scan_range(_skel_cpu_ctx *c, size_t rows, size_t cols, const void *init)
+{
+    _skel_partials p;
+    _skel_job whole = c->job;
+    size_t parts = _skel_parts(&c->par, cols), r;
+    p.heap = NULL;
+    if (parts > 1 && cols >= parts) _SKEL_TRY(_skel_partials_get(&p, c, parts));
+    for (r = 0; r < rows; ++r) {
+        c->job.in[0] = (const unsigned char *)whole.in[0] + r * cols * c->esz;
+        c->job.out = (unsigned char *)whole.out + r * cols * c->esz;
+        _skel_scan_parts(c, parts, cols, init);
+    }
+    c->job = whole;
     SKEL_FREE(p.heap);
     return SKEL_OK;
 }
@@ -3354,16 +3451,15 @@ static void _skel_transpose_block(const unsigned char *src, unsigned char *dst, 
 
 #define _SKEL_COL_BLOCK 16
 /* MapOverlap along columns: blocks of columns are transposed into
-   contiguous rows, run through the row function, and transposed back. */
+   contiguous rows, run through the row function, and transposed back;
+   part t works in scratch block t (c->scratch, allocated before any part
+   writes: a failed call must not have written half the columns). */
 static void _skel_body_overlap_cols(void *p, int t, size_t lo, size_t hi)
 {
     _skel_cpu_ctx *c = (_skel_cpu_ctx *)p;
     size_t R = c->rows, C = c->cols, b, k, w;
-    unsigned char *tin, *tout;
-    (void)t;
+    unsigned char *tin = c->scratch + (size_t)t * 2 * _SKEL_COL_BLOCK * R * c->esz, *tout;
     if (lo >= hi) return;
-    tin = (unsigned char *)SKEL_MALLOC(2 * _SKEL_COL_BLOCK * R * c->esz + 1);
-    if (!tin) { c->failed = 1; return; }
     tout = tin + _SKEL_COL_BLOCK * R * c->esz;
     for (b = lo; b < hi; ++b) {
         size_t c0 = b * _SKEL_COL_BLOCK;
@@ -3373,7 +3469,6 @@ static void _skel_body_overlap_cols(void *p, int t, size_t lo, size_t hi)
             c->sk->cpu.overlap(&c->job, tin + k * R * c->esz, tout + k * R * c->esz, R, 0, R);
         _skel_transpose_block(tout, c->dst, R, C, c0, w, c->esz, 1);
     }
-    SKEL_FREE(tin);
 }
 
 static void _skel_body_overlap2d(void *p, int t, size_t lo, size_t hi)
@@ -3386,7 +3481,7 @@ static void _skel_body_overlap2d(void *p, int t, size_t lo, size_t hi)
 static int _skel_cpu_overlap(_skel_cpu_ctx *c, const skel_call *call, skel_vec *in, const void *src, void *dst)
 {
     int dir = call->direction ? call->direction : SKEL_ROWS;
-    size_t nb = (in->cols + _SKEL_COL_BLOCK - 1) / _SKEL_COL_BLOCK;
+    size_t nb = (in->cols + _SKEL_COL_BLOCK - 1) / _SKEL_COL_BLOCK, parts, block_bytes;
     c->src = (const unsigned char *)src;
     c->dst = (unsigned char *)dst;
     c->rows = in->rows;
@@ -3395,23 +3490,22 @@ static int _skel_cpu_overlap(_skel_cpu_ctx *c, const skel_call *call, skel_vec *
         _skel_parallel(&c->par, _skel_parts(&c->par, in->n), in->n, _skel_body_overlap_rows, c);
         return SKEL_OK;
     }
-    if (dir == SKEL_COLS) {
-        _skel_parallel(&c->par, _skel_parts(&c->par, nb), nb, _skel_body_overlap_cols, c);
-        return c->failed ? _skel_fail(SKEL_ENOMEM, "MapOverlap columns: out of memory") : SKEL_OK;
-    }
-    {   /* rows then columns, through a temporary */
-        unsigned char *tmp = (unsigned char *)SKEL_MALLOC(in->n * c->esz + 1);
-        int rc;
-        if (!tmp) return _skel_fail(SKEL_ENOMEM, "MapOverlap rows+columns: out of memory");
+    /* every buffer first, so the call fails before it writes anything: a
+       scratch block per part of the columns' phase, and the temporary */
+    parts = _skel_parts(&c->par, nb);
+    block_bytes = 2 * _SKEL_COL_BLOCK * in->rows * c->esz;
+    if (!(c->scratch = (unsigned char *)SKEL_MALLOC(parts * block_bytes + (dir == SKEL_COLS ? 0 : in->n * c->esz) + 1)))
+        return _skel_fail(SKEL_ENOMEM, "MapOverlap %s: out of memory", dir == SKEL_COLS ? "columns" : "rows+columns");
+    if (dir == SKEL_ROWS_COLS) {   /* rows into the temporary, then its columns */
+        unsigned char *tmp = c->scratch + parts * block_bytes;
         c->dst = tmp;
         _skel_parallel(&c->par, _skel_parts(&c->par, in->n), in->n, _skel_body_overlap_rows, c);
         c->src = tmp;
         c->dst = (unsigned char *)dst;
-        _skel_parallel(&c->par, _skel_parts(&c->par, nb), nb, _skel_body_overlap_cols, c);
-        rc = c->failed ? _skel_fail(SKEL_ENOMEM, "MapOverlap columns: out of memory") : SKEL_OK;
-        SKEL_FREE(tmp);
-        return rc;
     }
+    _skel_parallel(&c->par, parts, nb, _skel_body_overlap_cols, c);
+    SKEL_FREE(c->scratch);
+    return SKEL_OK;
 }
 
 /* Threads an omp call uses by default: SKEL_OMP_THREADS, else OpenMP's
@@ -3420,7 +3514,10 @@ static int _skel_omp_default_threads(void)
 {
     if (_skel_env.omp_threads > 0) return _skel_env.omp_threads;
 #if _SKEL_OMP
-    return omp_get_max_threads() < omp_get_num_procs() ? omp_get_max_threads() : omp_get_num_procs();
+    {
+        int t = omp_get_max_threads() < omp_get_num_procs() ? omp_get_max_threads() : omp_get_num_procs();
+        return t < SKEL_MAX_THREADS ? t : SKEL_MAX_THREADS;
+    }
 #else
     return 1;
 #endif
@@ -3479,7 +3576,7 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
     c.exclusive = call->exclusive;
     for (i = 0; i < sk->nin; ++i)
         if (!(c.job.in[i] = _skel_acquire(call->in[i], 0, _SKEL_READ)))
-            return _skel_fail(SKEL_EDEVICE, "%s: cannot bring in[%d] to the host: %s", sk->name, i, _skel_errbuf);
+            return _skel_fail_wrap(_skel_acquire_rc, "%s: cannot bring in[%d] to the host", sk->name, i);
     if (call->out && !(out = _skel_acquire(call->out, 0, _SKEL_WRITE)))
         return _skel_fail(SKEL_EDEVICE, "%s: cannot allocate the result on the host", sk->name);
     c.job.out = out;
@@ -3508,22 +3605,15 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
     case SKEL_KIND_MAPREDUCE:
         rc = _skel_cpu_reduce(&c, call, in0, out, sh->n);
         break;
-    case SKEL_KIND_SCAN: {
-        size_t r, C = sh->cols;
-        _skel_job whole = c.job;
+    case SKEL_KIND_SCAN:
         if (sh->rows >= (size_t)c.par.threads && c.par.threads > 1) {   /* many rows: one thread per block of rows */
             c.carry = call->init;
-            c.cols = C;
+            c.cols = sh->cols;
             _skel_parallel(&c.par, _skel_parts(&c.par, sh->rows), sh->rows, _skel_body_scan_rows, &c);
             break;
         }
-        for (r = 0; r < sh->rows && rc == SKEL_OK; ++r) {   /* few rows: parallel within each */
-            c.job.in[0] = (const unsigned char *)whole.in[0] + r * C * c.esz;
-            c.job.out = (unsigned char *)whole.out + r * C * c.esz;
-            rc = _skel_scan_range(&c, C, call->init);
-        }
+        rc = _skel_scan_range(&c, sh->rows, sh->cols, call->init);     /* few rows: parallel within each */
         break;
-    }
     case SKEL_KIND_OVERLAP:
         rc = _skel_cpu_overlap(&c, call, in0, src, out);
         break;
@@ -4762,7 +4852,8 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
         return _skel_fail(SKEL_EUNSUPPORTED, "%s %s: its tile needs %zu bytes of local memory, the device has %zu%s",
                           _skel_kind_name(sk->kind), sk->name, need, o.local_mem,
                           sk->kind == SKEL_KIND_OVERLAP || sk->kind == SKEL_KIND_OVERLAP2D
-                              ? " (the overlap is too wide for the GPU kernels)" : " (use a smaller block)");
+                              ? " (the overlap is too wide for the GPU kernels: a limit of the GPU backends; run it on a CPU backend)"
+                              : " (use a smaller block)");
     memset(&b, 0, sizeof b);
     fp64 = sk->out_type == SKEL_DOUBLE || sk->in_type == SKEL_DOUBLE ||
            (sk->has_uniform && strstr(sk->uniform_type, "double")) ||
@@ -5150,7 +5241,6 @@ static int _skel_check_operand(const skel_skeleton *sk, const char *what, const 
     return SKEL_OK;
 }
 
-#define _SKEL_TRY(x) do { int rc_ = (x); if (rc_ != SKEL_OK) return rc_; } while (0)
 #define _SKEL_BAD(code, ...) return _skel_fail(code, __VA_ARGS__)
 
 static int _skel_check_overlap(const skel_skeleton *sk, const skel_call *c, _skel_shape *sh)
@@ -5185,7 +5275,7 @@ static int _skel_check_reduce(const skel_skeleton *sk, const skel_call *c, _skel
     const char *kn = _skel_kind_name(sk->kind);
     int dir = c->direction;
     if (sk->kind == SKEL_KIND_MAPREDUCE && dir != SKEL_WHOLE)
-        _SKEL_BAD(SKEL_EUNSUPPORTED, "%s %s: only whole reductions (direction 0)", kn, sk->name);
+        _SKEL_BAD(SKEL_EUNSUPPORTED, "%s %s: MapReduce reduces whole only (direction 0), on every backend", kn, sk->name);
     if (c->count && sk->nin)
         _SKEL_BAD(SKEL_EINVAL, "%s %s: call.count is for MapReduce without inputs", kn, sk->name);
     if (dir == SKEL_WHOLE) {
@@ -5200,7 +5290,7 @@ static int _skel_check_reduce(const skel_skeleton *sk, const skel_call *c, _skel
                           kn, sk->name, c->out->n);
         }
         if (sh->n == 0) _SKEL_BAD(SKEL_EEMPTY, "%s %s: reduction of an empty %s has no value", kn, sk->name,
-                                  sk->nin ? "container" : "index range (call.count = 0)");
+                                  sk->nin ? "container" : "index range (call.count, or call.rows x call.cols, is 0)");
         return SKEL_OK;
     }
     if (dir != SKEL_ROWS && dir != SKEL_COLS) _SKEL_BAD(SKEL_EINVAL, "%s %s: unknown direction %d", kn, sk->name, dir);
@@ -5217,8 +5307,63 @@ static int _skel_check_reduce(const skel_skeleton *sk, const skel_call *c, _skel
     return SKEL_OK;
 }
 
+/* The index grid of an index-only MapReduce: call.count (1 x count), or
+   call.rows x call.cols, which a 2-D index function needs (with count
+   alone every row index would be 0). */
+static int _skel_check_index_grid(const skel_skeleton *sk, const skel_call *c, _skel_shape *sh)
+{
+    const char *kn = _skel_kind_name(sk->kind);
+    if (c->rows || c->cols) {
+        if (c->count) _SKEL_BAD(SKEL_EINVAL, "%s %s: give call.count or call.rows x call.cols, not both", kn, sk->name);
+        if (c->cols && c->rows > SIZE_MAX / c->cols)
+            _SKEL_BAD(SKEL_EINVAL, "%s %s: %zu x %zu indices overflow", kn, sk->name, c->rows, c->cols);
+        sh->rows = c->rows;
+        sh->cols = c->cols;
+    } else {
+        if (sk->index_mode == 2 && c->count)
+            _SKEL_BAD(SKEL_EINVAL, "%s %s: a 2-D index function (SKEL_INDEX2D) needs call.rows and call.cols; "
+                      "call.count has no rows", kn, sk->name);
+        sh->rows = 1;
+        sh->cols = c->count;
+    }
+    sh->n = sh->point[0] = sh->rows * sh->cols;
+    sh->dims = 1;
+    return _skel_check_reduce(sk, c, sh);
+}
+
+/* Different containers a call both reads and writes may not share memory
+   (wrapped buffers): the call would read what it already wrote, and the
+   two would hold diverging copies on a GPU.  The same container for input
+   and output is the in-place call. */
+static int _skel_check_overlaps(const skel_skeleton *sk, const skel_call *c)
+{
+    int i;
+    uintptr_t olo, ohi, lo, hi;
+    if (!c->out || !c->out->n) return SKEL_OK;
+    olo = (uintptr_t)c->out->host;
+    ohi = olo + c->out->n * c->out->esz;
+    for (i = 0; i < SKEL_MAX_IN; ++i) {
+        const skel_vec *in = c->in[i];
+        if (!in || in == c->out || !in->n) continue;
+        lo = (uintptr_t)in->host;
+        hi = lo + in->n * in->esz;
+        if (lo < ohi && olo < hi)
+            _SKEL_BAD(SKEL_EINVAL, "%s %s: out and in[%d] are different containers over overlapping memory (wrapped "
+                      "buffers); an in-place call passes one container as both", _skel_kind_name(sk->kind), sk->name, i);
+    }
+    return SKEL_OK;
+}
+
+static int _skel_check_operands(const skel_skeleton *sk, const skel_call *c, _skel_shape *sh);
+
 /* Check every operand of a call; fill the shape. No container is touched. */
 static int _skel_check(const skel_skeleton *sk, const skel_call *c, _skel_shape *sh)
+{
+    _SKEL_TRY(_skel_check_operands(sk, c, sh));
+    return _skel_check_overlaps(sk, c);
+}
+
+static int _skel_check_operands(const skel_skeleton *sk, const skel_call *c, _skel_shape *sh)
 {
     const char *kn;
     const skel_vec *ref;
@@ -5230,6 +5375,8 @@ static int _skel_check(const skel_skeleton *sk, const skel_call *c, _skel_shape 
     if (!sk->has_uniform && c->uniform) _SKEL_BAD(SKEL_EINVAL, "%s %s: takes no uniform argument", kn, sk->name);
     for (i = sk->nin; i < SKEL_MAX_IN; ++i)
         if (c->in[i]) _SKEL_BAD(SKEL_EINVAL, "%s %s: takes %d input(s), in[%d] is set", kn, sk->name, sk->nin, i);
+    if ((c->rows || c->cols) && !(sk->nin == 0 && sk->kind == SKEL_KIND_MAPREDUCE))
+        _SKEL_BAD(SKEL_EINVAL, "%s %s: call.rows and call.cols are for a MapReduce without inputs", kn, sk->name);
     memset(sh, 0, sizeof *sh);
     if (sk->kind == SKEL_KIND_MAPARRAY) {
         _SKEL_TRY(_skel_check_operand(sk, "in[0]", c->in[0], sk->in_type, NULL));
@@ -5239,9 +5386,7 @@ static int _skel_check(const skel_skeleton *sk, const skel_call *c, _skel_shape 
         _SKEL_TRY(_skel_check_operand(sk, "out", c->out, sk->out_type, ref));
         sh->dims = 2; sh->point[0] = c->in[0]->n; sh->point[1] = ref->n;
     } else if (sk->nin == 0 && sk->kind == SKEL_KIND_MAPREDUCE) {
-        sh->n = sh->cols = sh->point[0] = c->count;     /* indices 0..count-1 */
-        sh->rows = sh->dims = 1;
-        return _skel_check_reduce(sk, c, sh);
+        return _skel_check_index_grid(sk, c, sh);
     } else if (sk->nin == 0) {
         _SKEL_TRY(_skel_check_operand(sk, "out", c->out, sk->out_type, NULL));
         ref = c->out;
@@ -5267,7 +5412,7 @@ static int _skel_check(const skel_skeleton *sk, const skel_call *c, _skel_shape 
         _SKEL_TRY(_skel_check_operand(sk, "out", c->out, sk->out_type, ref));
         if (c->direction != SKEL_WHOLE && c->direction != SKEL_ROWS)
             _SKEL_BAD(c->direction == SKEL_COLS ? SKEL_EUNSUPPORTED : SKEL_EINVAL,
-                      "Scan %s: direction %d: a matrix scans row-wise only", sk->name, c->direction);
+                      "Scan %s: direction %d: a matrix scans row-wise only, on every backend", sk->name, c->direction);
         if (c->direction == SKEL_ROWS && !ref->is_matrix) _SKEL_BAD(SKEL_ESHAPE, "Scan %s: SKEL_ROWS needs a matrix", sk->name);
         if (c->exclusive && !c->init) _SKEL_BAD(SKEL_EINVAL, "Scan %s: an exclusive scan needs call.init", sk->name);
         return SKEL_OK;
@@ -5287,11 +5432,20 @@ static int _skel_cpu_parallel_backend(void)
     return _skel_env.pool_backend >= 0 ? _skel_env.pool_backend : _skel_env.omp_backend >= 0 ? _skel_env.omp_backend : 0;
 }
 
+/* The size a range plan or the default looks at: a 1-D point, or the
+   product of a 2-D one, saturated at SIZE_MAX ({2^33, 2^33} must not wrap
+   to a small size). */
+static size_t _skel_point_size(const size_t *point, int dims)
+{
+    if (dims == 1) return point[0];
+    return point[1] && point[0] > SIZE_MAX / point[1] ? SIZE_MAX : point[0] * point[1];
+}
+
 /* The default variant without a plan (see BACKENDS at the top). */
 static void _skel_choose_default(const skel_call *c, const _skel_shape *sh, _skel_variant *v)
 {
     int i, s;
-    size_t size = sh->dims == 1 ? sh->point[0] : sh->point[0] * sh->point[1];
+    size_t size = _skel_point_size(sh->point, sh->dims);
     /* data already on a GPU stays there */
     for (i = 0; i < SKEL_MAX_IN && c->in[i]; ++i)
         if (!(_SKEL_LOAD(&c->in[i]->valid) & 1u))
@@ -5390,6 +5544,9 @@ int skel_run(skel_skeleton *sk, const skel_call *call)
     _skel_init();
     _SKEL_TRY(_skel_check(sk, call, &sh));
     _SKEL_TRY(_skel_choose(sk, call, &sh, &v));
+    /* empty data (a 2^64 x 0 matrix has rows, but no element): nothing to
+       compute, and nothing to loop over */
+    if (sh.n == 0) return SKEL_OK;
     b = &_skel_backends[v.backend];
     if (_skel_verbose >= 2)
         _skel_log(SKEL_LOG_DEBUG, "%s %s: %zu elements on %s", _skel_kind_name(sk->kind), sk->name, sh.n, b->name);
@@ -5717,7 +5874,7 @@ int skel_plan_lookup_point(const skel_plan *p, const size_t *point, int dims, sk
         if (out) _skel_pvar_public(&p->tree->vars[v], out);
         return SKEL_OK;
     }
-    n = dims == 1 ? point[0] : point[0] * point[1];
+    n = _skel_point_size(point, dims);
     for (i = p->count - 1; i >= 0; --i)
         if (n >= p->ranges[i].lo && n <= p->ranges[i].hi) {
             if (out) _skel_variant_public(&p->ranges[i].v, out);
@@ -5746,7 +5903,7 @@ static int _skel_plan_pick(const skel_plan *p, const _skel_shape *sh, _skel_vari
         v->grid = t->vars[i].grid; v->devices = t->vars[i].devices;
         return 1;
     } else {
-        size_t n = sh->dims == 1 ? sh->point[0] : sh->point[0] * sh->point[1];
+        size_t n = _skel_point_size(sh->point, sh->dims);
         for (i = p->count - 1; i >= 0; --i)
             if (n >= p->ranges[i].lo && n <= p->ranges[i].hi) {
                 *v = p->ranges[i].v;
@@ -6276,7 +6433,8 @@ static int _skel_plan_parse(const unsigned char *buf, size_t len, skel_plan **ou
         _skel_get_str(&r, pv->backend, sizeof pv->backend);
         pv->threads = _skel_get_i32(&r); pv->block = _skel_get_i32(&r);
         pv->grid = _skel_get_i32(&r); pv->devices = _skel_get_i32(&r); pv->pruned = _skel_get_i32(&r);
-        if (r.bad || !pv->backend[0] || pv->threads < 0 || pv->block < 0 || pv->grid < 0 || pv->devices < 0)
+        if (r.bad || !pv->backend[0] || pv->threads < 0 || pv->threads > SKEL_MAX_THREADS || pv->block < 0 ||
+            pv->grid < 0 || pv->devices < 0)
             _SKEL_PBAD("bad variant %d", v);
     }
     t->npoints = (int)_skel_get_u32(&r);
@@ -6550,6 +6708,9 @@ static int _skel_tune_variants(const skel_tune_desc *d, _skel_tree *t)
             return _skel_fail(SKEL_EINVAL, "skel_tune: variant %d has no (or too long a) backend name", i);
         if (cand[i].threads < 0 || cand[i].block < 0 || cand[i].grid < 0 || cand[i].devices < 0)
             return _skel_fail(SKEL_EINVAL, "skel_tune: variant %d has a negative parameter", i);
+        if (cand[i].threads > SKEL_MAX_THREADS)
+            return _skel_fail(SKEL_EINVAL, "skel_tune: variant %d asks for %d threads (at most SKEL_MAX_THREADS, %d)", i,
+                              cand[i].threads, SKEL_MAX_THREADS);
         snprintf(pv->backend, sizeof pv->backend, "%s", cand[i].backend);
         pv->threads = cand[i].threads; pv->block = cand[i].block;
         pv->grid = cand[i].grid; pv->devices = cand[i].devices;
@@ -6645,6 +6806,16 @@ static int _skel_synth_make(_skel_tuner *T, const uint64_t *x, _skel_synth *s)
         } else {
             s->call.direction = SKEL_WHOLE;
             s->call.result = s->result;
+        }
+        if (nin == 0 && sk->index_mode == 2) {     /* index only, (row, col): a grid of n, near square */
+            size_t r = (size_t)sqrt((double)n);
+            while (r > 1 && n % r) --r;
+            s->call.count = 0;
+            s->call.rows = r ? r : 1;
+            s->call.cols = n / s->call.rows;
+        } else if (nin == 0) {
+            s->call.count = n;
+            s->call.rows = s->call.cols = 0;
         }
         break;
     default:    /* Map, Scan */

@@ -917,7 +917,7 @@ static int _skel_cl_program(skel_skeleton *sk, int block, _skel_cl_prog **out)
     int rc, fresh = 0;
     if (!st) return _skel_fail(SKEL_ENOMEM, "opencl: out of memory");
     if (_skel_cl_uses_double(sk) && (!d->info.fp64 || _skel_cl.no_fp64))
-        return _skel_fail(SKEL_EUNSUPPORTED, "opencl: %s %s uses double, but device %s has no cl_khr_fp64",
+        return _skel_fail(SKEL_EUNSUPPORTED, "opencl: %s %s uses double, but device %s has no cl_khr_fp64 (a limit of this device)",
                           _skel_kind_name(sk->kind), sk->name, d->info.name);
     for (p = (_skel_cl_prog *)st->backend_data[_skel_cl.backend]; p; p = p->next_inst)
         if (p->block == block && p->program) { *out = p; return SKEL_OK; }
@@ -1070,9 +1070,9 @@ static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const 
     _SKEL_TRY(_skel_kernel_plan(sk, call, sh, &o, &plan));
     for (i = 0; i < sk->nin; ++i)
         if (!(buf[_SKEL_BUF_IN0 + i] = (cl_mem)_skel_acquire(call->in[i], _skel_cl.space, _SKEL_READ)))
-            return _skel_fail(SKEL_EDEVICE, "%s: cannot bring in[%d] to the OpenCL device: %s", sk->name, i, _skel_errbuf);
+            return _skel_fail_wrap(_skel_acquire_rc, "%s: cannot bring in[%d] to the OpenCL device", sk->name, i);
     if (call->out && !(buf[_SKEL_BUF_OUT] = (cl_mem)_skel_acquire(call->out, _skel_cl.space, _SKEL_WRITE)))
-        return _skel_fail(SKEL_EDEVICE, "%s: cannot allocate the result on the OpenCL device: %s", sk->name, _skel_errbuf);
+        return _skel_fail_wrap(_skel_acquire_rc, "%s: cannot allocate the result on the OpenCL device", sk->name);
     for (k = 0; k < 3; ++k)
         if (plan.scratch[k]) {
             _SKEL_TRY(_skel_cl_scratch(k, plan.scratch[k]));

@@ -933,8 +933,7 @@ static int _skel_cuda_operand(skel_vec *c, int d, int mode, _skel_CUdeviceptr *o
     _skel_cuda_space_rc = 0;
     b = (_skel_cuda_buf *)_skel_acquire(c, _skel_cuda_devs[d].space, mode);
     if (!b) {
-        if (!_skel_cuda_space_rc) return _skel_fail(SKEL_EDEVICE, "cuda: cannot place an operand on device %d: %s", d,
-                                                    _skel_errbuf);
+        if (!_skel_cuda_space_rc) return _skel_fail_wrap(_skel_acquire_rc, "cuda: cannot place an operand on device %d", d);
         return _skel_cuda_space_rc;
     }
     *out = b->ptr;

@@ -111,6 +111,21 @@ int st_child(const char *test, const char *const *env, int timeout_s, char *outp
 void st_child_ok_(const char *test, const char *const *env, int timeout_s, const char *file, int line);
 #define ST_CHILD_OK(test, env, timeout_s) st_child_ok_((test), (env), (timeout_s), __FILE__, __LINE__)
 
+/* A snapshot of every container of a call (inputs and out, each once) and
+   of result_bytes of call.result: st_snap_changed says which changed since
+   (NULL: none) and frees the copies. */
+typedef struct st_snap {
+    skel_vec *v[SKEL_MAX_IN + 1];
+    void *copy[SKEL_MAX_IN + 1];
+    size_t bytes[SKEL_MAX_IN + 1];
+    int n;
+    const void *result;
+    unsigned char res[16];
+    size_t result_bytes;
+} st_snap;
+void st_snap_take(st_snap *s, const skel_call *c, size_t result_bytes);
+const char *st_snap_changed(st_snap *s);
+
 /* Allocation failures on demand: test/main.c builds skel with
    SKEL_MALLOC / SKEL_REALLOC = st_malloc / st_realloc.  After
    st_alloc_fail_after(k), k more allocations succeed and every later one
@@ -503,6 +518,46 @@ void st_child_ok_(const char *test, const char *const *env, int timeout_s, const
         st_fail_(file, line, "child %s: status %d:\n%s", test, rc, out);
 }
 #endif
+
+/* ---- snapshots ---- */
+void st_snap_take(st_snap *s, const skel_call *c, size_t result_bytes)
+{
+    int i, k;
+    memset(s, 0, sizeof *s);
+    for (i = 0; i <= SKEL_MAX_IN; ++i) {
+        skel_vec *v = i < SKEL_MAX_IN ? c->in[i] : c->out;
+        const skel_type_info *ti;
+        const void *data;
+        if (!v) continue;
+        for (k = 0; k < s->n && s->v[k] != v; ++k) {}
+        if (k < s->n) continue;     /* the same container twice */
+        ti = skel_type_get(skel_elem_type(v));
+        s->v[s->n] = v;
+        s->bytes[s->n] = skel_size(v) * (ti ? ti->size : 1);
+        if (!(s->copy[s->n] = malloc(s->bytes[s->n] + 1)) || !(data = skel_read(v)))
+            st_fail_(__FILE__, __LINE__, "snapshot: %s", skel_last_error());
+        memcpy(s->copy[s->n], data, s->bytes[s->n]);
+        ++s->n;
+    }
+    s->result = c->result;
+    s->result_bytes = c->result && result_bytes <= sizeof s->res ? result_bytes : 0;
+    if (s->result_bytes) memcpy(s->res, c->result, s->result_bytes);
+}
+
+const char *st_snap_changed(st_snap *s)
+{
+    static const char *names[] = { "container 0", "container 1", "container 2", "container 3", "container 4" };
+    const char *what = NULL;
+    int i;
+    for (i = 0; i < s->n; ++i) {
+        const void *now = skel_read(s->v[i]);
+        if (!what && (!now || memcmp(s->copy[i], now, s->bytes[i]) != 0)) what = names[i];
+        free(s->copy[i]);
+        s->copy[i] = NULL;
+    }
+    if (!what && s->result_bytes && memcmp(s->res, s->result, s->result_bytes) != 0) what = "call.result";
+    return what;
+}
 
 /* ---- allocation failures on demand ---- */
 /* atomics: skel allocates from OpenMP threads too */

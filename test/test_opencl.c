@@ -143,6 +143,7 @@ SKEL_TEST(kernel_templates_refuse_tiles_beyond_local_memory)
     char *src = NULL;
     ST_EQ_INT(_skel_cl_test_source(c_wideov, 2, 48 * 1024, 0, &src), SKEL_EUNSUPPORTED);
     ST_CHECK(strstr(skel_last_error(), "local memory") != NULL);
+    ST_CHECK(strstr(skel_last_error(), "a limit of the GPU backends") != NULL);
     ST_CHECK(src == NULL);
 }
 
@@ -430,6 +431,7 @@ SKEL_TEST(opencl_double_without_fp64_is_a_clear_error)
     skel_cl_pretend_no_fp64(0);
     ST_CHECK(strstr(skel_last_error(), "cl_khr_fp64") != NULL);
     ST_CHECK(strstr(skel_last_error(), "c_sumd") != NULL);
+    ST_CHECK(strstr(skel_last_error(), "a limit of this device") != NULL);
     ST_OK(skel_cl_device_get(skel_cl_device_selected(), &i));
     if (i.fp64) {
         ST_OK(skel_reduce(c_sumd, v, &r));
@@ -609,6 +611,7 @@ SKEL_TEST(opencl_overlap_wider_than_local_memory_is_unsupported)
     ST_OK(skel_set_plan(c_wideov, p));
     ST_EQ_INT(skel_overlap(c_wideov, r, a, SKEL_EDGE_CONSTANT, NULL), SKEL_EUNSUPPORTED);
     ST_CHECK(strstr(skel_last_error(), "local memory") != NULL);
+    ST_CHECK(strstr(skel_last_error(), "a limit of the GPU backends") != NULL);
     ST_OK(skel_set_plan(c_wideov, NULL));
     skel_plan_free(p);
     skel_free(a);
