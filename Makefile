@@ -7,13 +7,16 @@ LIBS    := -ldl -lpthread -lm
 CFLAGS_ALL = $(OPT) $(WARN) $(OMP) -I. $(CFLAGS)
 BUILD   ?= build
 HEADERS := skel.h skel_cuda.h skel_cl.h
+PREFIX  ?= /usr/local
+DESTDIR ?=
+VERSION := $(shell sed -n 's/^\#define SKEL_VERSION "\(.*\)"/\1/p' skel.h)
 
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/%,$(wildcard examples/*.c))
 TOOLS    := $(patsubst tools/%.c,$(BUILD)/%,$(wildcard tools/*.c))
 BENCHES  := $(patsubst bench/%.c,$(BUILD)/bench_%,$(wildcard bench/*.c))
 TEST_SRC := $(wildcard test/*.c)
 
-.PHONY: all test test-asan test-tsan bench demo clean help
+.PHONY: all test test-asan test-tsan bench demo install uninstall clean help
 all: $(EXAMPLES) $(TOOLS)                       ## build examples and tools
 
 $(BUILD)/%: examples/%.c $(HEADERS) | $(BUILD)
@@ -74,6 +77,14 @@ test-tsan: $(BUILD)/tsan/skel_tests             ## the pool and the concurrency 
 bench: $(BENCHES)                               ## build the benchmarks
 demo: all                                       ## build and run the demo
 	$(BUILD)/demo
+install: $(TOOLS)                               ## headers, skel_plan, skel.pc under $(DESTDIR)$(PREFIX)
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 $(HEADERS) $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(TOOLS) $(DESTDIR)$(PREFIX)/bin
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' skel.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/skel.pc
+uninstall:                                      ## remove what install put there
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/,$(HEADERS)) $(DESTDIR)$(PREFIX)/lib/pkgconfig/skel.pc \
+	    $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(TOOLS)))
 $(BUILD):
 	@mkdir -p $(BUILD)
 clean:                                          ## remove build outputs

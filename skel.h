@@ -16,6 +16,7 @@
        header in the implementation file (it asks for POSIX), or build
        with -D_POSIX_C_SOURCE=200809L.  Build with -fopenmp for the "omp"
        backend (without it the backend is simply absent); link -ldl -lpthread -lm.
+       Installed (make install): pkg-config --cflags --libs skel.
 
    EXAMPLE (dot product)
        SKEL_FUNC(float, mult, (float a, float b), return a * b;)
@@ -484,6 +485,8 @@
                 (out of memory) changes nothing on every skeleton and
                 backend; overlapping wrapped buffers refused; index-only
                 MapReduce over call.rows x call.cols.
+              - make install / uninstall (PREFIX, DESTDIR): the headers,
+                skel_plan and skel.pc; CI builds an example against them.
               - SKEL_EUNSUPPORTED says whether the skeleton or the backend
                 lacks the feature.
               - Threads: any number may call skel at once (THREADS); a
