@@ -62,9 +62,11 @@
    SKELETON INSTANCES (each defines `static skel_skeleton name[1]`)
        SKEL_MAP(name, func, T, nin)                       r[i] = func(a0[i]..)
        SKEL_MAP_EX(name, func, Tout, Tin, nin, index, uniform)
+       SKEL_MAP_INDEX(name, func, Tout, index, uniform)    the index alone, no inputs
        SKEL_REDUCE(name, func, T)
        SKEL_MAPREDUCE(name, mapfunc, redfunc, T, nin)
        SKEL_MAPREDUCE_EX(name, mapfunc, redfunc, Tout, Tin, nin, index, uniform)
+       SKEL_MAPREDUCE_INDEX(name, mapfunc, redfunc, Tout, index, uniform)
        SKEL_SCAN(name, func, T)
        SKEL_OVERLAP(name, func, T, d)                     1D and separable 2D
        SKEL_OVERLAP_EX(name, func, T, d, uniform)
@@ -484,7 +486,8 @@
                 return at once; 2-D plan sizes saturate; a failed call
                 (out of memory) changes nothing on every skeleton and
                 backend; overlapping wrapped buffers refused; index-only
-                MapReduce over call.rows x call.cols.
+                MapReduce over call.rows x call.cols; SKEL_MAP_INDEX and
+                SKEL_MAPREDUCE_INDEX name no input type.
               - make install / uninstall (PREFIX, DESTDIR): the headers,
                 skel_plan and skel.pc; CI builds an example against them.
               - SKEL_EUNSUPPORTED says whether the skeleton or the backend
@@ -1150,6 +1153,8 @@ static inline int _skel_edge_at(ptrdiff_t i, size_t n, int edge, size_t *at)
         .func_name = #func, .func_src = _skel_src_##func,                     \
         .cpu = { .map = _skel_map_##name } }};
 #define SKEL_MAP(name, func, T, nin) SKEL_MAP_EX(name, func, T, T, nin, SKEL_NO_INDEX, SKEL_NO_UNIFORM)
+/* A Map of the index alone: no inputs, so no input type to name. */
+#define SKEL_MAP_INDEX(name, func, Tout, index, uniform) SKEL_MAP_EX(name, func, Tout, Tout, 0, index, uniform)
 
 /* ---- Reduce ---- */
 #define _SKEL_REDUCE_FNS(name, red, T)                                        \
@@ -1199,6 +1204,9 @@ static inline int _skel_edge_at(ptrdiff_t i, size_t n, int edge, size_t *at)
         .cpu = { .reduce = _skel_red_##name, .mapreduce = _skel_mr_##name } }};
 #define SKEL_MAPREDUCE(name, mapf, redf, T, nin)                              \
     SKEL_MAPREDUCE_EX(name, mapf, redf, T, T, nin, SKEL_NO_INDEX, SKEL_NO_UNIFORM)
+/* A MapReduce of the index alone (over call.count, or call.rows x call.cols). */
+#define SKEL_MAPREDUCE_INDEX(name, mapf, redf, Tout, index, uniform)            \
+    SKEL_MAPREDUCE_EX(name, mapf, redf, Tout, Tout, 0, index, uniform)
 
 /* ---- Scan ---- */
 #define SKEL_SCAN(name, func, T)                                              \

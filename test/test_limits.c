@@ -25,8 +25,9 @@ SKEL_SCAN(l_scan, l_add, float)
 SKEL_OVERLAP(l_ov, l_w, float, 1)
 SKEL_OVERLAP2D(l_ov2, l_w2, float, 1, 1)
 SKEL_MAPARRAY(l_ma, l_get, float)
-SKEL_MAPREDUCE_EX(l_grid, l_rc, l_add64, int64_t, int64_t, 0, SKEL_INDEX2D, SKEL_NO_UNIFORM)
-SKEL_MAPREDUCE_EX(l_flat, l_i, l_add64, int64_t, int64_t, 0, SKEL_INDEX, SKEL_NO_UNIFORM)
+SKEL_MAPREDUCE_INDEX(l_grid, l_rc, l_add64, int64_t, SKEL_INDEX2D, SKEL_NO_UNIFORM)
+SKEL_MAPREDUCE_INDEX(l_flat, l_i, l_add64, int64_t, SKEL_INDEX, SKEL_NO_UNIFORM)
+SKEL_MAP_INDEX(l_gridmap, l_rc, int64_t, SKEL_INDEX2D, SKEL_NO_UNIFORM)
 
 int _skel_omp_kept_team(void);
 
@@ -244,6 +245,18 @@ SKEL_TEST(limits_index_only_mapreduce_over_a_2d_grid)
         }
     ST_OK(skel_set_plan(l_grid, NULL));
     ST_OK(skel_set_plan(l_flat, NULL));
+    for (vi = 0; vi < st_variant_count(); ++vi) {      /* the index-only Map shorthand, 2-D */
+        skel_mat *m = NULL;
+        const int64_t *q;
+        st_context("%s", st_variant_get(vi)->label);
+        ST_OK(skel_mat_new(&m, SKEL_INT64, 37, 53));
+        st_use_variant(l_gridmap, vi);
+        ST_OK(skel_map1(l_gridmap, m, NULL));
+        ST_CHECK((q = (const int64_t *)skel_read(m)) != NULL);
+        for (i = 0; i < 37 * 53; ++i) ST_EQ_INT(q[i], 1000 * (int64_t)(i / 53) + (int64_t)(i % 53));
+        skel_free(m);
+    }
+    ST_OK(skel_set_plan(l_gridmap, NULL));
     {
         skel_vec *a = st_fvec(10, 1), *o = NULL;                      /* rows / cols only where they mean something */
         ST_OK(skel_vec_new(&o, SKEL_FLOAT, 10));

@@ -30,7 +30,7 @@ SKEL_FUNC(int32_t, th_w2d, (const int32_t *a, skel_index s), return a[-s] + 2 * 
 SKEL_FUNC(int32_t, th_get, (const int32_t *v, int32_t e), return v[e] + e;)
 SKEL_MAP(th_map, th_axpy, int32_t, 2)
 SKEL_MAP_EX(th_mapu, th_scale, int32_t, int32_t, 1, SKEL_NO_INDEX, SKEL_UNIFORM(int32_t))
-SKEL_MAP_EX(th_mapi, th_ix, int32_t, int32_t, 0, SKEL_INDEX, SKEL_NO_UNIFORM)
+SKEL_MAP_INDEX(th_mapi, th_ix, int32_t, SKEL_INDEX, SKEL_NO_UNIFORM)
 SKEL_REDUCE(th_sum, th_add, int32_t)
 SKEL_MAPREDUCE(th_dot, th_mul, th_add, int32_t, 2)
 SKEL_SCAN(th_scan, th_add, int32_t)
