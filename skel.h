@@ -166,9 +166,9 @@
                                                             .gpu = filter });
            int root = skel_stream_pipeline(s, 2, (int[]){
                skel_stream_farm(s, r, &(skel_farm_desc){ .cpu_workers = 8 }),
-               skel_stream_farm(s, p, &(skel_farm_desc){ .gpu_workers = 2, .ordered = 1 }) });
+               skel_stream_farm(s, p, &(skel_farm_desc){ .gpu_workers = 2 }) });
            rc = skel_stream_run(s, root, &(skel_stream_desc){ .source = next_file,
-                                                              .sink = save, .user = &job });
+                                      .sink = save, .user = &job, .ordered = 1 });
            skel_stream_dump(s, SKEL_DUMP_TEXT, NULL);   // times, utilisation, queues
            skel_stream_free(s);
        Nodes (seed 001 writes them p, r | p, r . p, Farm(r)):
@@ -184,7 +184,9 @@
          farm      cpu_workers + gpu_workers copies of its node (both 0:
                    one CPU copy per CPU); each item goes to a copy that
                    is free (on demand; of several, the one fastest so
-                   far); `ordered`: items leave in the order they came.
+                   far); `ordered`: items leave it in the order they
+                   came in (desc.ordered orders every farm: the sink
+                   then sees the source's order).
                    A GPU copy owns a GPU place (`gpus`, in turn): its
                    stages' gpu functions run with the thread's skeleton
                    calls bound there; the stages without one run theirs
