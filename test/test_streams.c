@@ -309,25 +309,29 @@ SKEL_TEST(stream_seed001_configurations_at_depth_two_compute_every_item)
 {
     static const int ids[] = { 1, 2 };
     static const int workers[] = { 2, 5 };  /* 2: as many threads as on a small CI machine; 5: more */
-    int cf, o, w;
+    static const int threads[] = { 0, 1, 2 };   /* one per worker; fewer threads than workers */
+    int cf, o, w, t;
     for (cf = 0; cf < CF_COUNT; ++cf)
         for (o = 0; o < 2; ++o)
-            for (w = 0; w < 2; ++w) {
-                skel_stream *s;
-                skel_stream_desc d;
-                trun r;
-                int root;
-                ST_OK(skel_stream_new(&s));
-                st_context("%s, %d workers a farm, ordered %d", cf_names[cf], workers[w], o);
-                root = build_config(s, cf, workers[w], o);
-                ST_CHECK(root >= 0);
-                trun_init(&r, s, 97);
-                d = tdesc(&r);
-                ST_OK(skel_stream_run(s, root, &d));
-                check_items(&r, ids, 2, o || cf <= CF_PIPE);
-                trun_free(&r);
-                skel_stream_free(s);
-            }
+            for (w = 0; w < 2; ++w)
+                for (t = 0; t < 3; ++t) {
+                    skel_stream *s;
+                    skel_stream_desc d;
+                    trun r;
+                    int root;
+                    ST_OK(skel_stream_new(&s));
+                    st_context("%s, %d workers a farm, ordered %d, %d threads", cf_names[cf], workers[w], o, threads[t]);
+                    root = build_config(s, cf, workers[w], o);
+                    ST_CHECK(root >= 0);
+                    trun_init(&r, s, 97);
+                    d = tdesc(&r);
+                    d.threads = threads[t];
+                    d.queue = 1 + t;
+                    ST_OK(skel_stream_run(s, root, &d));
+                    check_items(&r, ids, 2, o || cf <= CF_PIPE);
+                    trun_free(&r);
+                    skel_stream_free(s);
+                }
 }
 
 /* The workers and queues each configuration flattens into. */
