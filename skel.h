@@ -1539,7 +1539,12 @@ static int _skel_fail_wrap(int code, const char *fmt, ...)
     vsnprintf(_skel_errbuf, sizeof _skel_errbuf, fmt, ap);
     va_end(ap);
     n = strlen(_skel_errbuf);
-    if (inner[0] && n + 2 < sizeof _skel_errbuf) snprintf(_skel_errbuf + n, sizeof _skel_errbuf - n, ": %s", inner);
+    if (inner[0] && n + 3 < sizeof _skel_errbuf) {     /* ": " and what fits of the detail */
+        size_t k = strlen(inner), room = sizeof _skel_errbuf - n - 3;
+        memcpy(_skel_errbuf + n, ": ", 2);
+        memcpy(_skel_errbuf + n + 2, inner, k < room ? k : room);
+        _skel_errbuf[n + 2 + (k < room ? k : room)] = 0;
+    }
     _skel_log(SKEL_LOG_WARN, "%s (%s)", _skel_errbuf, skel_error_string(code));
     return code;
 }
