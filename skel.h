@@ -56,8 +56,14 @@
                                  centred like a, row stride 2*dC+1
            MapArray:             (const T *v, T e [, uniform])  may read any v[k]
        A uniform argument is a scalar or small struct passed by value to
-       every element call; declare struct types with SKEL_STRUCT so the GPU
-       backends get their definition too.
+       every element call: SKEL_UNIFORM(type) takes any C scalar named by
+       one token (char, signed, unsigned, short, int, long, float, double,
+       int8_t .. uint64_t, skel_index; typedef a longer name as one of
+       these) or a struct declared with SKEL_STRUCT, so the GPU backends
+       get its definition too.  Any other type does not compile, and the
+       compiler names SKEL_UNIFORM_type_must_be_a_C_scalar_or_declared_
+       with_SKEL_STRUCT__<type> as undeclared.  (long is 64 bits in
+       OpenCL: where the host's long is not, use int64_t.)
 
    SKELETON INSTANCES (each defines `static skel_skeleton name[1]`)
        SKEL_MAP(name, func, T, nin)                       r[i] = func(a0[i]..)
@@ -79,8 +85,12 @@
        uniform: SKEL_NO_UNIFORM, SKEL_UNIFORM(type)
        weighted: SKEL_WEIGHTED, SKEL_UNWEIGHTED
        Element types are the C types float, double, int32_t, uint32_t,
-       int64_t and uint64_t, written as those single tokens.  nin is 1..4
-       (0 with an index: the function computes from the index alone).
+       int64_t and uint64_t, written as those single tokens (int, unsigned
+       int, long, ... do not compile: the compiler names SKEL_element_types_
+       are_float_double_int32_t_uint32_t_int64_t_uint64_t_in_one_token as
+       undeclared).  nin is 1..4 (0 with an index: the function computes
+       from the index alone; SKEL_MAP_INDEX / SKEL_MAPREDUCE_INDEX name no
+       input type then).
 
    SEMANTICS (thesis ch. 3, Dastgeer 2011)
        Reduce/MapReduce/Scan need an associative operator.  skel assumes
@@ -492,6 +502,10 @@
                 SKEL_MAPREDUCE_INDEX name no input type.
               - make install / uninstall (PREFIX, DESTDIR): the headers,
                 skel_plan and skel.pc; CI builds an example against them.
+              - SKEL_UNIFORM(int) and every one-token C scalar as a uniform;
+                a uniform struct without SKEL_STRUCT, or an element type
+                of another spelling, fails to compile with a message
+                that says what to write.
               - SKEL_EUNSUPPORTED says whether the skeleton or the backend
                 lacks the feature.
               - Threads: any number may call skel at once (THREADS); a
@@ -982,6 +996,15 @@ struct skel_skeleton {
 #define _SKEL_TYPEID_uint32_t SKEL_UINT32
 #define _SKEL_TYPEID_int64_t SKEL_INT64
 #define _SKEL_TYPEID_uint64_t SKEL_UINT64
+/* Spellings an element type does not have (one token, fixed width): the
+   name the compiler then says is undeclared tells which to write. */
+#define _SKEL_NOT_AN_ELEMENT_TYPE SKEL_element_types_are_float_double_int32_t_uint32_t_int64_t_uint64_t_in_one_token
+#define _SKEL_TYPEID_int _SKEL_NOT_AN_ELEMENT_TYPE
+#define _SKEL_TYPEID_unsigned _SKEL_NOT_AN_ELEMENT_TYPE
+#define _SKEL_TYPEID_signed _SKEL_NOT_AN_ELEMENT_TYPE
+#define _SKEL_TYPEID_long _SKEL_NOT_AN_ELEMENT_TYPE
+#define _SKEL_TYPEID_short _SKEL_NOT_AN_ELEMENT_TYPE
+#define _SKEL_TYPEID_char _SKEL_NOT_AN_ELEMENT_TYPE
 
 #define SKEL_NO_INDEX 0
 #define SKEL_INDEX 1
@@ -1009,15 +1032,18 @@ struct skel_skeleton {
 #define SKEL_STRUCT(name, ...)                                                \
     typedef struct name { __VA_ARGS__ } name;                                 \
     static inline const char *_skel_src_##name(void)                          \
-    { return "typedef struct " #name " { " #__VA_ARGS__ " } " #name ";\n"; }
+    { return "typedef struct " #name " { " #__VA_ARGS__ " } " #name ";\n"; }  \
+    static inline const char *_SKEL_USRC(name)(void) { return _skel_src_##name(); }
 
-static inline const char *_skel_src_char(void) { return ""; }
-static inline const char *_skel_src_float(void) { return ""; }
-static inline const char *_skel_src_double(void) { return ""; }
-static inline const char *_skel_src_int32_t(void) { return ""; }
-static inline const char *_skel_src_uint32_t(void) { return ""; }
-static inline const char *_skel_src_int64_t(void) { return ""; }
-static inline const char *_skel_src_uint64_t(void) { return ""; }
+/* The GPU source of a uniform's type: its SKEL_STRUCT's, or none for a C
+   scalar.  A type that is neither (a plain typedef struct, an unlisted
+   typedef) leaves this name undeclared, and the compiler's message says so. */
+#define _SKEL_USRC(T) _SKEL_CAT(SKEL_UNIFORM_type_must_be_a_C_scalar_or_declared_with_SKEL_STRUCT__, T)
+#define _SKEL_USCALAR(T) static inline const char *_SKEL_USRC(T)(void) { return ""; }
+_SKEL_USCALAR(char) _SKEL_USCALAR(signed) _SKEL_USCALAR(unsigned) _SKEL_USCALAR(short) _SKEL_USCALAR(int)
+_SKEL_USCALAR(long) _SKEL_USCALAR(float) _SKEL_USCALAR(double) _SKEL_USCALAR(int8_t) _SKEL_USCALAR(uint8_t)
+_SKEL_USCALAR(int16_t) _SKEL_USCALAR(uint16_t) _SKEL_USCALAR(int32_t) _SKEL_USCALAR(uint32_t)
+_SKEL_USCALAR(int64_t) _SKEL_USCALAR(uint64_t) _SKEL_USCALAR(skel_index)
 
 /* input declarations and element arguments for nin = 0..4 */
 #define _SKEL_DECL_IN_0(T)
@@ -1070,6 +1096,12 @@ static inline const char *_skel_src_uint64_t(void) { return ""; }
 #define _SKEL_ISFLOAT_uint32_t 0
 #define _SKEL_ISFLOAT_int64_t 0
 #define _SKEL_ISFLOAT_uint64_t 0
+#define _SKEL_ISFLOAT_int _SKEL_NOT_AN_ELEMENT_TYPE
+#define _SKEL_ISFLOAT_unsigned _SKEL_NOT_AN_ELEMENT_TYPE
+#define _SKEL_ISFLOAT_signed _SKEL_NOT_AN_ELEMENT_TYPE
+#define _SKEL_ISFLOAT_long _SKEL_NOT_AN_ELEMENT_TYPE
+#define _SKEL_ISFLOAT_short _SKEL_NOT_AN_ELEMENT_TYPE
+#define _SKEL_ISFLOAT_char _SKEL_NOT_AN_ELEMENT_TYPE
 #define _SKEL_LANES(T) (sizeof(T) <= 4 ? 32 : sizeof(T) <= 8 ? 16 : 4)
 #define _SKEL_REDUCE_BODY(T, red, V, lo, hi, acc_out)                         \
     {                                                                         \
@@ -1144,7 +1176,7 @@ static inline int _skel_edge_at(ptrdiff_t i, size_t n, int edge, size_t *at)
     .in_type = _SKEL_TYPEID(Ti_), .nin = nin_, .index_mode = ix_,             \
     .has_uniform = _SKEL_UMODE(u_), .uniform_size = sizeof(_SKEL_UTYPE(u_)),  \
     .uniform_type = _SKEL_STR(_SKEL_UTYPE(u_)),                               \
-    .uniform_src = _SKEL_CAT(_skel_src_, _SKEL_UTYPE(u_))
+    .uniform_src = _SKEL_USRC(_SKEL_UTYPE(u_))
 #define _SKEL_STR(x) _SKEL_STR_(x)
 #define _SKEL_STR_(x) #x
 
