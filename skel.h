@@ -3175,8 +3175,15 @@ typedef struct _skel_par {
    threads of a 2-core machine every later 2-thread call woke 256 (15 times
    slower); a larger team is opened for its call and not kept. */
 static int _skel_omp_team;
-int _skel_omp_kept_team(void) { return _skel_omp_team; }    /* tests */
 #endif
+int _skel_omp_kept_team(void)   /* tests */
+{
+#if _SKEL_OMP
+    return _skel_omp_team;
+#else
+    return 0;
+#endif
+}
 
 /* How many parts a phase over n items has: one per omp thread (the omp
    split depends only on the thread count, as it always did), the pool's
