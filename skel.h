@@ -316,22 +316,41 @@
        core count; omp only without a pool, 1, 2, 4, ... and the core count:
        measuring both would halve the budget per variant for the same
        threads; GPU backends list block / grid sizes themselves) or the
-       desc's own list.  It builds a dispatch tree over the box lower..upper
-       of context points:
+       desc's own list; desc.backends = "seq,pool" keeps those backends'
+       variants only (a name skel does not know is an error).  It builds a
+       dispatch tree over the box lower..upper of context points:
        - Context point (dimensionality reduction): Map, Scan, MapReduce,
          Reduce and 1-D MapOverlap on vectors: n (a matrix counts its
          elements); MapOverlap on a matrix (dims = 2, or a direction in the
          template call), MapOverlap2D and Reduce by rows / columns: rows x
-         cols; MapArray: length of in[0] x length of in[1].
-       - The root box's 2^D corners are measured with every variant; each
-         tree node whose corners agree on a winner is a closed leaf, others
-         split into 2^D children, breadth-first, until max_depth, max_nodes
-         or time_budget.  Sides split at their geometric middle sqrt(lo*hi)
-         (SKEL_SPLIT_LINEAR: the arithmetic one; geometric needs fewer
-         points for the same accuracy when costs span decades).
+         cols; MapArray: length of in[0] x length of in[1].  Map, Scan and
+         MapReduce (with inputs) tune in 2-D too, on rows x cols of their
+         matrices (the synthetic operands are matrices of that shape): by
+         default when the cost per element may depend on the shape, i.e. a
+         Map or MapReduce with a (row, col) index (SKEL_INDEX2D) and a
+         row-wise Scan (direction SKEL_ROWS in the template); dims = 2 asks
+         for it otherwise.  A 2-D plan answers a vector call at 1 x n, a
+         1-D plan a matrix call at rows * cols.  (A MapReduce without
+         inputs reduces indices 0..count-1: 1-D only.)
+       - The root box's 2^D corners are measured with every variant; then,
+         level by level, each node whose corners agree on a winner is a
+         closed leaf, the others split into 2^D children, until max_depth,
+         max_nodes or time_budget.  Sides split at their geometric middle
+         sqrt(lo*hi) (SKEL_SPLIT_LINEAR: the arithmetic one; geometric
+         needs fewer points for the same accuracy when costs span decades).
        - Every node is split down to min_depth (3 in 1-D, 2 in 2-D) even if
          its corners agree: cache effects make costs non-convex (seq can
          win at both ends of a range and omp in its cache-sized middle).
+       - The budget buys a tree: where a level's splits cost more than the
+         budget left, nodes whose corners disagree go first and, among
+         them, the cheaper splits (each new point priced from the node's
+         corners, scaled down to its size); a split that does not fit is
+         skipped, not the rest of the level (the 4096 x 4096 box of a blur
+         costs many times its neighbours).  Below min_depth splits may use
+         the whole budget; deeper ones leave 15% to refinement (below).
+         Before this (0.2.0) the tuner stopped at the first split that did
+         not fit, and a blur over 16..4096 squared on the H100 machine often
+         measured only its 4 root corners in 5 s.
        - Corners "agree" when one variant is within `tolerance` (3%) of the
          best at every corner (timing noise would otherwise split forever
          where variants tie); tolerance < 0 is the paper's strict rule.
@@ -346,54 +365,99 @@
        - Measurement: synthetic operands of the instance's types and shapes
          with random values (inputs of floats in [0,1), integers 0..99;
          desc.prepare may change them or set the uniform per point), put
-         where in_loc says.  Each of `reps` rounds times the first call on
-         fresh data (plus the copy back when out_to_host) and a repeated
-         call on the same data, each until its result is complete (a result
-         left on a GPU is waited for with a one-element copy: launches are
-         asynchronous); R = the least repeated time, F = the least first
-         time - R (interference from other processes only adds time).
-         A variant whose repetition costs over twice the best T(r) measured
-         so far at that point cannot win there and gets no further
-         repetitions.  Variants are measured likely-fastest first (the
-         ranking at the nearest measured point; at a point over 64 times
-         as large, GPUs, then CPU variants by threads, then seq), CPU
-         threads (OpenMP's, the pool's) woken before each first call; then every variant within
-         twice the best gets one
-         more repetition, after the others ran (a burst of interference can
-         spoil all of one variant's back-to-back repetitions), and where
-         calls are cheap (< 1 ms) a first call is tried twice before it
-         cuts its variant.  Each new point is checked against the points
+         where in_loc says; the template call's pointers (uniform,
+         edge_value, init, weights) are read in every synthetic call, so
+         what they point to must outlive skel_tune.  A *sample* of a
+         variant times the first call on fresh data (plus the copy back
+         when out_to_host) and a repeated call on the same data, each until
+         its result is complete (a result left on a GPU is waited for with
+         a one-element copy: launches are asynchronous).  Variants rank by
+         T(r) = R*r + F, r = desc.repeats: the cost of r calls on the same
+         data that starts where in_loc says (default r = 1: every call
+         starts from there), so a GPU that loses the single call (uploads)
+         can win at r = 10.
+         Rounds: at a new point every live variant takes a sample, likely
+         fastest first (the ranking at the nearest measured point; at a
+         point over 64 times as large, GPUs, then CPU variants by threads,
+         then seq); then, in rounds whose order alternates, the contenders
+         (within twice the best T(r), or, where it is under 1 ms, within a
+         4 ms scheduler slice of it) take more, up to `reps` samples, while
+         the point has spent less than 1/16 (2-D; 1-D: 1/8) of the budget
+         left.  R is the lower median of a variant's repeated calls, F the
+         lower median of its backend's first-call extras: a burst of
+         interference that slows fewer than half of the samples does not
+         move them, and a round puts other variants' calls between one
+         variant's samples (before 0.2.0 a variant's repetitions ran back
+         to back, the least taken, and one burst could spoil all of them).
+         Variants of one backend that moves data (F over R where it last
+         ran: uploads, downloads) share F: they differ in kernel geometry,
+         not in what moves, so one first call per backend and round is
+         timed, and the others time only a repeated call on the data it
+         placed (at 4096 x 4096 with host data every CUDA and OpenCL
+         variant had paid a 64 MB upload and download per repetition).
+         Where a backend moves nothing, each variant times its own first
+         call, and with r = 1 only that: T(1) is the first call.  In the
+         first round, a sample over twice the best T(r) loses (a first
+         call that loses is not followed by its repeated call; where calls
+         are cheap it gets a second try first, the lesser kept), and after
+         two dear (> 1 ms) losses in a row the rest of that backend is not
+         measured at the point.  Where calls are cheap and a variant
+         follows another backend's calls, an untimed call of its own comes
+         first, as bench/eval.c times (what the other left behind is not
+         charged to it).  A sample whose first call took over twice what
+         the variant should take there (its time at a larger point, else
+         twice its time at the nearest point scaled by the elements) plus
+         1 ms, or over the timeout, is taken again at once: where the
+         second is much faster the first was a one-off (a kernel compiled
+         only now), replaced and not charged to the budget.
+         Second looks: each new point is checked against the points
          measured before it: a variant over 1.5 times slower at a point
          than at a larger one, or over 1.5*k times slower than at one with
-         k times fewer elements, caught a stall in one of them, and is
-         measured there again (two repetitions, the least kept, once per
-         point and variant, within the budget); a leaf whose corners'
-         winners change so is closed or reopened at the end.
-         Variants rank by T(r) = R*r + F, r = desc.repeats:
-         the cost of r calls on the same data that starts where in_loc
-         says (default r = 1: every call starts from there), so a GPU that
-         loses the single call (uploads) can win at r = 10.
-       - Warm-up and one-offs: before the budget's clock starts, every
-         variant runs once at the lower corner (thread pools start, GPU
-         kernels compile); that call is neither measured nor charged.  A
-         first call of a point's first round that takes over twice the
-         later ones plus 1 ms (a kernel compiled only for larger calls, a
-         first touch of memory) is left out of F (the least is taken), is
-         not charged to time_budget, and does not alone time the variant
-         out.
+         k times fewer elements, caught a stall in one of them, and takes
+         two more samples there (once per point and variant, within the
+         budget, unless they would cost over 1/8 of what is left); where
+         both are over 1.5 times faster, they replace the earlier samples
+         (one burst, as the points around say).
+         Refinement, with what the tree leaves of the budget: every point
+         gets its second looks once more (seconds later, a burst that
+         outlasted a point's rounds has passed), then the variants within
+         30% of a point's winner take more rounds, up to 9 samples each,
+         cheapest points first.  Last, every leaf closes if its corners
+         agree, or reopens.
+       - Warm-up: before the budget's clock starts, every variant runs once
+         at the lower corner (thread pools start, GPU kernels compile); that
+         call is neither measured nor charged.
        - Lookup: descend to the leaf holding the point (clamped into the
-         box); a closed leaf answers its winner, an open one the winner at
-         the nearest corner in log space normalised per axis (per axis:
-         x^2 <= lo*hi takes the lower end); where other variants are within
+         box); a closed leaf answers its winner.  A 2-D open leaf answers
+         the variant with the least T(r) interpolated bilinearly in rows and
+         cols from its corners (exact for costs a + b*rows + c*cols +
+         d*rows*cols; a variant not measured at a corner counts twice the
+         best there): a crossover at rows*cols = k runs diagonally through a
+         leaf, which seed 000's nearest corner cuts at the middle (0.2.0
+         did; at 377 x 28 of a dilation on the H100 machine it answered
+         the winner at 256 x 16, 2.1 times slower than CUDA).  A 1-D open
+         leaf answers the winner at its nearest corner in log space (x^2 <=
+         lo*hi takes the lower end); where other variants are within
          `tolerance` of that winner there (a tie within the timing noise,
          which one disturbed measurement decides), the tied variant with
          the least sum over the leaf's corners of its time / the best's.
-         About 10-20 ns at depth 10 (open leaves' answers are computed
-         once, when the plan is made or loaded).
+         About 10-20 ns at depth 10 in 1-D (open leaves' answers, and 2-D
+         open leaves' candidates, at most 4, are computed once, when the
+         plan is made or loaded).
        - Bulk selection: calls with the same call.group (non-zero) run in
          the memory space the first call of the group chose: a call whose
          own plan picks another space runs on the first call's variant;
          skel_group_reset forgets.
+       - The result's location: out_to_host = 0 (default) counts the copy
+         back to the host when the (first) input starts on the host, and
+         leaves the result where it is made when it starts on the device
+         (a chain of GPU calls); 1 or -1 say so.  (Before 0.3.0 the copy was
+         counted only with out_to_host = 1, though most programs read their
+         results.)
+       - Time: skel_plan_stats.tune_seconds is what time_budget bounds (the
+         measuring); wall_seconds is skel_tune's wall time, warm-up, kernel
+         compiles and one-offs included; the text dump shows both, and each
+         point's measuring time when the plan was tuned in this process.
        Tuning prints progress on stderr when stderr is a terminal or
        SKEL_VERBOSE is set (desc.quiet silences it).  skel_tune first looks
        for the plan file; if it holds the same configuration and the same
@@ -417,7 +481,7 @@
        device or directory at the path is refused at once (SKEL_EIO, "not
        a regular file"), never waited on.
        tools/skel_plan prints one as text, JSON or SVG.  Little-endian:
-           "SKELPLAN" u32 version (1) u32 flags (0) u64 payload bytes
+           "SKELPLAN" u32 version (2; 1 is read too) u32 flags (0) u64 payload bytes
            payload:
              configuration: str id, instance, function, reduce function;
                u32 dims; per dim u64 lower, upper; i32 kind, in type, out
@@ -426,6 +490,7 @@
                reps, r,
                in_loc[4], out_to_host, split, cost model; f64 budget,
                timeout, tolerance, prune; u64 hash of an explicit variant list
+               and desc.backends (0: neither)
              str fingerprint: "cpu: <model name>\ncores: N\nbackend <name>:
                <info>\n" for each backend (GPU names, drivers)
              u32 variants; each: str backend, i32 threads, block, grid,
@@ -437,8 +502,12 @@
                i32 corner point per 2^dims, i32 winner, depth, closed
              f64 tuning seconds, u32 measurements
            u64 FNV-1a 64 of every byte before it
-       str = u32 length + bytes.  A file that is short, long, of another
-       magic or a newer version, has flags other than 0, fails the
+       str = u32 length + bytes.  Version 2 (0.3.0) has version 1's bytes;
+       it says that 2-D open leaves interpolate (TUNER: Lookup) and that a
+       2-D plan may belong to a Map, Scan or MapReduce, which a reader of
+       version 1 would use wrongly or not at all: it refuses the file.  A
+       version 1 file is read as it is.  A file that is short, long, of
+       another magic or a newer version, has flags other than 0, fails the
        checksum, or breaks any structural rule (indices, boxes, children
        halving their parent) is reported (skel_last_error, the log) and
        never used.
@@ -478,6 +547,13 @@
        Change log, newest first; one line per change under the unreleased
        version.
        unreleased (0.3.0)
+              - Tuner in 2-D and on shared machines: Map, Scan and MapReduce
+                tune on rows x cols; interleaved sample rounds, lower
+                medians, F shared per data-moving backend; the budget buys
+                a tree (cheaper splits first, refinement last); 2-D open
+                leaves interpolate; desc.backends, the result's location
+                follows the inputs, wall_seconds; plan format 2;
+                bench/eval2d.c (bench/results/tuner2d.md).
               - Streams (STREAMS): stages, Pipeline, Comp and Farm nodes
                 with CPU and GPU workers, bounded queues, on-demand and
                 ordered farms, measured service times, utilisation and
@@ -716,19 +792,21 @@ typedef struct skel_tune_desc {
     int dims;                   /* context dimensions (default: the instance's reduction, see TUNER) */
     size_t lower[2], upper[2];  /* inclusive bounds per dimension, 1 <= lower <= upper (required) */
     const skel_call *call;      /* template of the synthetic calls: uniform, direction, edge, init,
-                                   weights (its containers are ignored; NULL: all zero) */
+                                   weights (its containers are ignored; NULL: all zero).  What its
+                                   pointers point to must outlive skel_tune (it reads them in every call) */
     int max_depth;              /* deepest tree level (default 10) */
     int min_depth;              /* split down to this level even where corners agree
                                    (default 3 for 1-D, 2 for 2-D; negative: 0) */
     int max_nodes;              /* most tree nodes (default 2048) */
     double time_budget;         /* seconds for the whole tuning (default 60) */
     double timeout;             /* seconds one call may take before the variant is dropped there (default 2) */
-    int reps;                   /* measurements per variant and point, the least taken (default 5;
-                                   fewer once one variant has taken 0.2 s at a point) */
+    int reps;                   /* rounds per point: every variant once, then its close contenders
+                                   (default 5; fewer where a point has taken its share of the budget) */
     int repeats;                /* expected calls r on the same data: ranks by R*r + F (default 1) */
     int in_loc[SKEL_MAX_IN];    /* where each input lives before the calls: SKEL_ON_HOST (default) or
                                    SKEL_ON_DEVICE (the first GPU's memory; host without a GPU) */
-    int out_to_host;            /* 1: the result must come back to the host (paid once per r calls) */
+    int out_to_host;            /* 1: the result comes back to the host (paid once per r calls); -1: it
+                                   stays where it is made; 0 (default): 1 if in_loc[0] is SKEL_ON_HOST */
     double tolerance;           /* corners agree when one variant is within this share of the best
                                    at each (default 0.03; negative: 0, the strict rule) */
     double prune;               /* drop variants never within this share of the best (default 0.25;
@@ -736,6 +814,8 @@ typedef struct skel_tune_desc {
     int split;                  /* SKEL_SPLIT_GEOMETRIC (default) or SKEL_SPLIT_LINEAR */
     const skel_variant *variants; /* the variants to consider (default: every backend x its candidates) */
     int nvariants;
+    const char *backends;       /* only the variants of these backends, comma-separated: "seq,omp"
+                                   (default NULL: every backend; an unknown name is an error) */
     const char *dir;            /* plan folder (default: SKEL_PLAN_DIR, else <exe dir>/<exe name>.skelplans) */
     int nofile;                 /* 1: neither load nor save a plan file */
     int quiet;                  /* 1: no progress on stderr */
@@ -767,7 +847,10 @@ typedef struct skel_plan_stats {
                                    times slower than a larger one (tuned now only; 0 when loaded) */
     int nodes, closed_leaves, open_leaves, depth;
     double explored;            /* points / integer points in the box */
-    double tune_seconds;        /* time spent tuning (modelled time with a cost model) */
+    double tune_seconds;        /* time spent measuring, what time_budget bounds (modelled time with a
+                                   cost model); warm-up, kernel compiles and one-off first calls left out */
+    double wall_seconds;        /* wall time of the skel_tune call that made or loaded the plan, all
+                                   included (0 for a plan from skel_plan_load) */
 } skel_plan_stats;
 int skel_plan_stats_get(const skel_plan *p, skel_plan_stats *out);
 
@@ -2840,6 +2923,7 @@ typedef struct _skel_shape {
     size_t n, rows, cols;       /* the data a call runs over */
     size_t point[2];            /* context point */
     int dims;
+    int flex;                   /* Map, Scan, MapReduce: a 1-D point n, or rows x cols for a 2-D plan */
 } _skel_shape;
 
 /* A backend is a value: the core knows it only through this struct. */
@@ -5384,7 +5468,7 @@ static int _skel_check_index_grid(const skel_skeleton *sk, const skel_call *c, _
         sh->cols = c->count;
     }
     sh->n = sh->point[0] = sh->rows * sh->cols;
-    sh->dims = 1;
+    sh->dims = sh->flex = 1;        /* a 2-D plan answers at rows x cols */
     return _skel_check_reduce(sk, c, sh);
 }
 
@@ -5456,6 +5540,7 @@ static int _skel_check_operands(const skel_skeleton *sk, const skel_call *c, _sk
     sh->n = ref->n; sh->rows = ref->rows; sh->cols = ref->cols;
     sh->dims = sh->dims ? sh->dims : 1;
     if (sh->dims == 1) sh->point[0] = ref->n;
+    sh->flex = sk->kind == SKEL_KIND_MAP || sk->kind == SKEL_KIND_SCAN || sk->kind == SKEL_KIND_MAPREDUCE;
     switch (sk->kind) {
     case SKEL_KIND_MAP:
         if (sk->nin) _SKEL_TRY(_skel_check_operand(sk, "out", c->out, sk->out_type, ref));
@@ -5684,8 +5769,9 @@ typedef struct _skel_pnode {
     int corner[4];              /* corner k is at hi in dimension d iff bit d of k */
     int winner;                 /* a closed leaf's variant, else -1 */
     int depth, closed;
-    int part[4];                /* open leaf: the variant for the part nearest corner k
-                                   (_skel_open_pick; set by _skel_tree_index, not stored) */
+    int part[4];                /* open leaf, 1-D: the variant for the part nearest corner k
+                                   (_skel_open_pick); 2-D: the variants that may win in it (-1
+                                   ends; _skel_interp_pick); set by _skel_tree_index, not stored */
 } _skel_pnode;
 
 #define _SKEL_MAX_ID 1023             /* characters of a tuning id */
@@ -5716,10 +5802,13 @@ typedef struct _skel_tree {
     int loaded, measurements;
     int rechecks;               /* second looks this tuning took (_skel_recheck_order; not saved) */
     double tune_seconds;
+    double wall_seconds;        /* skel_tune's wall time (not saved) */
     /* 1-D: the tree flattened to sorted ranges (lookups binary-search them) */
     uint64_t *rstart;
     int *rvar, nreg;
     int parts;                  /* nodes[].part are set */
+    double *pcost;              /* seconds each point took to measure (tuned now only; not saved) */
+    unsigned version;           /* the plan file format it was read from (tuned: the current one) */
 } _skel_tree;
 
 struct skel_plan {
@@ -5738,6 +5827,7 @@ static void _skel_tree_free(_skel_tree *t)
     SKEL_FREE(t->nodes);
     SKEL_FREE(t->rstart);
     SKEL_FREE(t->rvar);
+    SKEL_FREE(t->pcost);
     SKEL_FREE(t);
 }
 
@@ -5826,11 +5916,51 @@ static int _skel_open_pick(const _skel_tree *t, const _skel_pnode *nd, int k)
     return best;
 }
 
-/* The variant for x: a closed leaf's winner, else the winner at the nearest
-   corner of the leaf (ties broken by _skel_open_pick).  In log space
-   normalised per axis the distance is a sum over axes, so the nearest
-   corner takes, per axis, the end x is nearer to: x^2 <= lo*hi picks lo.  That needs no logarithm.
-   -1: none. */
+/* 2-D open leaf nd: variant v's T(r) at x, interpolated bilinearly in
+   rows and cols from the leaf's corners.  That is exact for costs a +
+   b*rows + c*cols + d*rows*cols (a fixed cost, costs per row, per column
+   and per element), which is how skeleton calls cost; the nearest corner
+   (seed 000's rule, kept for 1-D) is not: a crossover at rows*cols = k
+   runs diagonally through a leaf, and on the H100 machine a 5x5 dilation
+   at 377 x 28 took the winner of 256 x 16 (seq, 6% ahead of CUDA there),
+   2.1 times slower than CUDA.  A variant not measured at a corner counts
+   twice the best time there (it lost there by that much, or was pruned);
+   -1: it timed out or failed at a corner. */
+static double _skel_interp_time(const _skel_tree *t, const _skel_pnode *nd, int v, const uint64_t *x)
+{
+    double u = nd->hi[0] > nd->lo[0] ? (double)(x[0] - nd->lo[0]) / (double)(nd->hi[0] - nd->lo[0]) : 0, s = 0;
+    double w = nd->hi[1] > nd->lo[1] ? (double)(x[1] - nd->lo[1]) / (double)(nd->hi[1] - nd->lo[1]) : 0;
+    int k;
+    for (k = 0; k < 4; ++k) {
+        int p = nd->corner[k], b = t->points[p].winner;
+        double r0 = t->times[((size_t)p * (size_t)t->nvar + (size_t)v) * 2];
+        double tv = r0 >= 0 ? _skel_tree_time(t, p, v)
+                  : b >= 0 && r0 == _SKEL_T_UNMEASURED ? 2 * _skel_tree_time(t, p, b) : -1;
+        if (tv < 0) return -1;
+        s += tv * (k & 1 ? u : 1 - u) * (k & 2 ? w : 1 - w);
+    }
+    return s;
+}
+
+/* The least interpolated T(r) at x in 2-D open leaf nd among the variants
+   cand[0..] (-1 ends; NULL: all).  -1: none can run there. */
+static int _skel_interp_pick(const _skel_tree *t, const _skel_pnode *nd, const int *cand, const uint64_t *x)
+{
+    int i, v, best = -1;
+    double bt = 0, tv;
+    for (i = 0; cand ? i < 4 && cand[i] >= 0 : i < t->nvar; ++i) {
+        v = cand ? cand[i] : i;
+        if ((tv = _skel_interp_time(t, nd, v, x)) >= 0 && (best < 0 || tv < bt)) { best = v; bt = tv; }
+    }
+    return best;
+}
+
+/* The variant for x: a closed leaf's winner; in a 2-D open leaf the least
+   interpolated time (_skel_interp_pick); in a 1-D one the winner at the
+   nearest corner of the leaf (ties broken by _skel_open_pick).  In log
+   space normalised per axis the distance is a sum over axes, so the
+   nearest corner takes, per axis, the end x is nearer to: x^2 <= lo*hi
+   picks lo.  That needs no logarithm.  -1: none. */
 static int _skel_tree_pick(const _skel_tree *t, const size_t *point)
 {
     uint64_t x[2] = { 0, 0 };
@@ -5843,6 +5973,7 @@ static int _skel_tree_pick(const _skel_tree *t, const size_t *point)
     }
     nd = &t->nodes[_skel_tree_leaf(t, x)];
     if (nd->closed) return nd->winner;
+    if (t->conf.dims == 2 && (v = _skel_interp_pick(t, nd, t->parts ? nd->part : NULL, x)) >= 0) return v;
     for (d = 0; d < t->conf.dims; ++d)
         if ((double)x[d] * (double)x[d] > (double)nd->lo[d] * (double)nd->hi[d]) k |= 1 << d;
     v = t->parts ? nd->part[k] : _skel_open_pick(t, nd, k);
@@ -5945,6 +6076,18 @@ int skel_plan_lookup(const skel_plan *p, size_t n, skel_variant *out)
     return skel_plan_lookup_point(p, &n, 1, out);
 }
 
+/* The context point of a checked call for a plan of `dims` dimensions in
+   pt: its own, or for Map, Scan and MapReduce (1-D points n) rows x cols
+   (a vector: 1 x n).  0: the call has no such point. */
+static int _skel_shape_point(const _skel_shape *sh, int dims, size_t *pt)
+{
+    if (sh->dims == dims) { pt[0] = sh->point[0]; pt[1] = sh->point[1]; return 1; }
+    if (!sh->flex || dims != 2) return 0;
+    pt[0] = sh->rows;
+    pt[1] = sh->cols;
+    return 1;
+}
+
 /* The plan's variant for a checked call: 1 if it has one (a tree answers
    at the call's context point, a range plan at its element count). */
 static int _skel_plan_pick(const skel_plan *p, const _skel_shape *sh, _skel_variant *v)
@@ -5952,8 +6095,9 @@ static int _skel_plan_pick(const skel_plan *p, const _skel_shape *sh, _skel_vari
     int i;
     if (p->tree) {
         const _skel_tree *t = p->tree;
-        if (t->conf.dims != sh->dims) return 0;
-        i = _skel_tree_lookup(t, sh->point);
+        size_t pt[2];
+        if (!_skel_shape_point(sh, t->conf.dims, pt)) return 0;
+        i = _skel_tree_lookup(t, pt);
         if (i < 0 || t->vars[i].index < 0) return 0;
         v->backend = t->vars[i].index;
         v->threads = t->vars[i].threads; v->block = t->vars[i].block;
@@ -6106,6 +6250,7 @@ int skel_plan_stats_get(const skel_plan *p, skel_plan_stats *out)
     }
     out->explored = (double)t->npoints / space;
     out->tune_seconds = t->tune_seconds;
+    out->wall_seconds = t->wall_seconds;
     return SKEL_OK;
 }
 
@@ -6116,7 +6261,7 @@ int skel_plan_stats_get(const skel_plan *p, skel_plan_stats *out)
    --------------------------------------------------------------------- */
 
 #define _SKEL_PLAN_MAGIC "SKELPLAN"
-#define _SKEL_PLAN_VERSION 1u
+#define _SKEL_PLAN_VERSION 2u        /* 2: 2-D open leaves interpolate; 2-D Map, Scan, MapReduce */
 #define _SKEL_PLAN_HEADER 24        /* magic, version, flags, payload length */
 #define _SKEL_MAX_PVARS 256
 #define _SKEL_MAX_TREE (1 << 20)    /* points or nodes a file may hold */
@@ -6530,6 +6675,7 @@ static int _skel_plan_parse(const unsigned char *buf, size_t len, skel_plan **ou
     if ((err = _skel_tree_validate(t))) _SKEL_PBAD("%s", err);
     _skel_resolve_pvars(t);
     t->loaded = 1;
+    t->version = version;
     if (_skel_tree_index(t) == SKEL_ENOMEM || skel_plan_new(out) != SKEL_OK) _SKEL_PNOMEM();
 #undef _SKEL_PBAD
 #undef _SKEL_PNOMEM
@@ -6639,12 +6785,28 @@ static int _skel_mkdirs_for(const char *path)
 }
 
 /* ---- the tuner ---- */
+/* A variant's samples at a point (see _skel_sample): q[k] a repeated call,
+   f[k] the first call of the same round (< 0: q followed its backend's lead,
+   or a first call that lost by far alone, then q[k] = that call). */
+#define _SKEL_MAX_SAMPLES 12
+typedef struct _skel_samples {
+    float q[_SKEL_MAX_SAMPLES], f[_SKEL_MAX_SAMPLES];
+    int n;
+} _skel_samples;
+
 typedef struct _skel_tuner {
     const skel_tune_desc *d;
     skel_skeleton *sk;
     _skel_tree *t;
     double *pcost;              /* seconds spent measuring each point */
     unsigned char *looked;      /* per point and variant: had its second look (_skel_recheck_order) */
+    _skel_samples *smp;         /* per point and variant */
+    char *share;                /* per point and variant: its backend shares F there (_skel_shares) */
+    int *group;                 /* per variant: the first variant of its backend (and device count) */
+    double *scratch;            /* nvar * _SKEL_MAX_SAMPLES values for the estimates */
+    double wall_start;          /* when skel_tune began (the wall time includes warm-up, compiles) */
+    int last_group;             /* the group of the variant sampled last (-1: none) */
+    int settle;                 /* the next sample starts with an untimed call (_skel_round) */
     double start, vclock;       /* vclock: modelled seconds (cost model) */
     double one_off;             /* seconds of one-off first calls (JIT compiles): not budget */
     int progress;               /* 0 none, 1 a terminal line, 2 log lines */
@@ -6680,6 +6842,10 @@ static void _skel_tune_defaults(const skel_tune_desc *d, _skel_tconf *c)
         c->dims = 1;
         if (sk && (sk->kind == SKEL_KIND_OVERLAP2D || sk->kind == SKEL_KIND_MAPARRAY)) c->dims = 2;
         if (sk && (sk->kind == SKEL_KIND_OVERLAP || sk->kind == SKEL_KIND_REDUCE) && c->direction) c->dims = 2;
+        /* a (row, col) index: the cost per element may depend on the shape */
+        if (sk && sk->index_mode == 2 && (sk->kind == SKEL_KIND_MAP || (sk->kind == SKEL_KIND_MAPREDUCE && sk->nin)))
+            c->dims = 2;
+        if (sk && sk->kind == SKEL_KIND_SCAN && c->direction == SKEL_ROWS) c->dims = 2;
     }
     if (sk && sk->kind == SKEL_KIND_REDUCE && c->dims == 2 && !c->direction) c->direction = SKEL_ROWS;
     for (i = 0; i < c->dims && i < 2; ++i) { c->lower[i] = d->lower[i]; c->upper[i] = d->upper[i]; }
@@ -6693,14 +6859,16 @@ static void _skel_tune_defaults(const skel_tune_desc *d, _skel_tconf *c)
     c->reps = d->reps > 0 ? (d->reps < 64 ? d->reps : 64) : 5;
     c->repeats = d->repeats > 0 ? d->repeats : 1;
     for (i = 0; i < SKEL_MAX_IN; ++i) c->in_loc[i] = d->in_loc[i] == SKEL_ON_DEVICE;
-    c->out_to_host = d->out_to_host != 0;
+    /* default: the result goes where the (first) input came from */
+    c->out_to_host = d->out_to_host > 0 || (d->out_to_host == 0 && c->in_loc[0] == SKEL_ON_HOST);
     c->tolerance = d->tolerance > 0 ? d->tolerance : d->tolerance < 0 ? 0 : 0.03;
     c->prune = d->prune > 0 ? d->prune : d->prune < 0 ? -1 : 0.25;
     c->split = d->split == SKEL_SPLIT_LINEAR;
     c->cost_model = d->cost != NULL;
-    if (d->variants && d->nvariants > 0) {
+    if ((d->variants && d->nvariants > 0) || (d->backends && *d->backends)) {
         uint64_t h = _SKEL_FNV_SEED;
-        for (i = 0; i < d->nvariants; ++i) {
+        if (d->backends && *d->backends) h = _skel_fnv1a(d->backends, strlen(d->backends) + 1, h);
+        for (i = 0; d->variants && i < d->nvariants; ++i) {
             const skel_variant *v = &d->variants[i];
             int prm[4];
             prm[0] = v->threads; prm[1] = v->block; prm[2] = v->grid; prm[3] = v->devices;
@@ -6711,16 +6879,53 @@ static void _skel_tune_defaults(const skel_tune_desc *d, _skel_tconf *c)
     }
 }
 
+/* Is name one of the comma-separated names in list? */
+static int _skel_name_in(const char *list, const char *name, size_t len)
+{
+    while (*list) {
+        size_t k = strcspn(list, ",");
+        const char *a = list, *z = list + k;
+        while (a < z && *a == ' ') ++a;
+        while (z > a && z[-1] == ' ') --z;
+        if ((size_t)(z - a) == len && strncmp(a, name, len) == 0) return 1;
+        list += k + (list[k] == ',');
+    }
+    return 0;
+}
+
+/* desc.backends: every name must be a backend skel knows (or, with a cost
+   model, anything); a typo would otherwise tune over fewer variants
+   without a word. */
+static int _skel_check_backends(const skel_tune_desc *d)
+{
+    const char *l = d->backends;
+    char name[32], why[300];
+    while (l && *l) {
+        size_t k = strcspn(l, ","), a = 0;
+        while (a < k && l[a] == ' ') ++a;
+        while (k > a && l[k - 1] == ' ') --k;
+        snprintf(name, sizeof name, "%.*s", (int)(k - a < 31 ? k - a : 31), l + a);
+        if (!name[0] || (!d->cost && _skel_backend_find(name) < 0 &&
+                         strncmp(_skel_backend_why(name, why, sizeof why), "unknown", 7) == 0))
+            return _skel_fail(SKEL_EINVAL, "skel_tune %s: backends \"%s\": unknown backend \"%s\"", d->id, d->backends, name);
+        l += strcspn(l, ",");
+        l += *l == ',';
+    }
+    return SKEL_OK;
+}
+
 /* The variant table: the desc's list, or every backend x its candidates
    (pool: 2, 4, ... threads up to the core count, and the core count;
    omp, only where there is no pool: 1, 2, 4, ... and the core count).
    omp and pool compute the same thing on the same threads; measuring
    both would halve what the budget buys for each, and omp's team stalls
-   whenever one of its threads is descheduled (bench/results/cpu.md). */
+   whenever one of its threads is descheduled (bench/results/cpu.md).
+   Of those, the variants of desc.backends' backends when it is set. */
 static int _skel_tune_variants(const skel_tune_desc *d, _skel_tree *t)
 {
     skel_variant cand[_SKEL_MAX_PVARS];
     int n = 0, b, i, k;
+    _SKEL_TRY(_skel_check_backends(d));
     if (d->variants && d->nvariants > 0) {
         for (i = 0; i < d->nvariants && n < _SKEL_MAX_PVARS; ++i) cand[n++] = d->variants[i];
     } else {
@@ -6755,7 +6960,14 @@ static int _skel_tune_variants(const skel_tune_desc *d, _skel_tree *t)
             n += m;
         }
     }
-    if (n == 0) return _skel_fail(SKEL_EINVAL, "skel_tune: no variants to tune");
+    if (d->backends && *d->backends) {
+        for (i = k = 0; i < n; ++i)
+            if (cand[i].backend && _skel_name_in(d->backends, cand[i].backend, strlen(cand[i].backend)))
+                cand[k++] = cand[i];
+        n = k;
+    }
+    if (n == 0) return _skel_fail(SKEL_EINVAL, "skel_tune %s: no variants to tune%s%s", d->id,
+                                  d->backends && *d->backends ? " on " : "", d->backends ? d->backends : "");
     if (!(t->vars = (_skel_pvar *)SKEL_MALLOC((size_t)n * sizeof *t->vars)))
         return _skel_fail(SKEL_ENOMEM, "skel_tune: out of memory");
     memset(t->vars, 0, (size_t)n * sizeof *t->vars);
@@ -6839,6 +7051,9 @@ static int _skel_synth_make(_skel_tuner *T, const uint64_t *x, _skel_synth *s)
     size_t n = (size_t)x[0], m = c->dims == 2 ? (size_t)x[1] : 1, pt[2];
     skel_type ti = sk->in_type, to = sk->out_type;
     int i, rc = SKEL_OK, nin = sk->nin;
+    /* Map, Scan, MapReduce: a rows x cols matrix in 2-D (a row-wise Scan: 1 x n in 1-D) */
+    int mat = c->dims == 2 || (sk->kind == SKEL_KIND_SCAN && T->tmpl.direction == SKEL_ROWS);
+    if (c->dims == 1 && mat) { m = n; n = 1; }
     memset(s, 0, sizeof *s);
     s->call = T->tmpl;
     switch (sk->kind) {
@@ -6857,7 +7072,7 @@ static int _skel_synth_make(_skel_tuner *T, const uint64_t *x, _skel_synth *s)
     case SKEL_KIND_MAPREDUCE:
         for (i = 0; i < nin && rc == SKEL_OK; ++i)
             rc = c->dims == 2 ? skel_mat_new(&s->in[i], ti, n, m) : skel_vec_new(&s->in[i], ti, n);
-        if (c->dims == 2) {
+        if (c->dims == 2 && sk->kind == SKEL_KIND_REDUCE) {
             s->call.direction = c->direction;
             if (rc == SKEL_OK) rc = skel_vec_new(&s->out, to, c->direction == SKEL_COLS ? m : n);
         } else {
@@ -6876,8 +7091,9 @@ static int _skel_synth_make(_skel_tuner *T, const uint64_t *x, _skel_synth *s)
         }
         break;
     default:    /* Map, Scan */
-        for (i = 0; i < nin && rc == SKEL_OK; ++i) rc = skel_vec_new(&s->in[i], ti, n);
-        if (rc == SKEL_OK) rc = skel_vec_new(&s->out, to, n);
+        for (i = 0; i < nin && rc == SKEL_OK; ++i)
+            rc = mat ? skel_mat_new(&s->in[i], ti, n, m) : skel_vec_new(&s->in[i], ti, n);
+        if (rc == SKEL_OK) rc = mat ? skel_mat_new(&s->out, to, n, m) : skel_vec_new(&s->out, to, n);
         break;
     }
     if (rc != SKEL_OK) {
@@ -6893,10 +7109,12 @@ static int _skel_synth_make(_skel_tuner *T, const uint64_t *x, _skel_synth *s)
         s->call.in[i] = s->in[i];
     }
     s->call.out = s->out;
-    pt[0] = n; pt[1] = m;
+    if (sk->kind == SKEL_KIND_MAPREDUCE && !sk->nin) s->call.count = (size_t)x[0];   /* indices 0..n-1 */
+    pt[0] = (size_t)x[0];
+    pt[1] = c->dims == 2 ? (size_t)x[1] : 1;
     if (T->d->prepare) T->d->prepare(&s->call, pt, T->d->user);
     if ((rc = _skel_check(sk, &s->call, &s->sh)) != SKEL_OK) { _skel_synth_free(s); return rc; }
-    if (s->sh.dims != c->dims) {
+    if (!_skel_shape_point(&s->sh, c->dims, pt)) {
         _skel_synth_free(s);
         return _skel_fail(SKEL_EINVAL, "skel_tune %s: the calls reduce to %d-D points, the tuning is %d-D",
                           c->id, s->sh.dims, c->dims);
@@ -6948,101 +7166,223 @@ static int _skel_tune_sync(skel_vec *out)
     return SKEL_OK;
 }
 
-/* A first call of the first repetition that took over twice the slowest
-   later first call plus 1 ms did something once (compiled or loaded a
-   kernel, first-touched memory): the taking of the least first call keeps
-   it out of F, and the excess is kept out of the time budget too, so that
-   a GPU's JIT compiles do not eat the tuning time.  (Every variant's
-   kernels are usually compiled by the warm-up before the budget starts;
-   this catches those compiled later, e.g. for multi-GPU splits.) */
-static void _skel_measure_one_off(_skel_tuner *T, const double *first, int done)
+/* ---- measurement: samples in interleaved rounds ----
+   A sample of a variant at a point is a repeated call on data already in
+   place (q), after, when it leads its backend in the round, the first
+   call on fresh data (f).  Variants of one backend (and device count)
+   differ in kernel geometry or thread count, not in what moves the data,
+   so they share F: the first call's extra cost f - q is timed once per
+   backend and round, by the variant that leads it there, and the others
+   time only q, on the data it left in place.  (On the H100 machine a
+   4096 x 4096 point with host data cost every CUDA and OpenCL variant a
+   64 MB upload and download per repetition, most of a 5 s budget; and
+   their F differed by up to 30% from upload noise alone.)  R is the
+   lower median of a variant's q, F the lower median of its backend's
+   f - q: a burst that slows fewer than half of the samples does not
+   move them, and rounds put other variants between one variant's
+   samples, so that one burst rarely hits most of them. */
+
+static _skel_samples *_skel_smp(const _skel_tuner *T, int p, int v)
 {
-    double later = 0;
-    int k;
-    for (k = 1; k < done; ++k)
-        if (first[k] > later) later = first[k];
-    if (done >= 2 && first[0] > 2 * later + 1e-3) T->one_off += first[0] - later;
+    return &T->smp[(size_t)p * (size_t)T->t->nvar + (size_t)v];
 }
 
-/* Measure variant pv on s: each repetition times the first call on fresh
-   data (with the copy back if the result must reach the host) and then a
-   repeated call on the same data (batched when it is short), each until
-   its result is complete (_skel_tune_sync).  R is the least repeated time,
-   F what the least first call costs on top of it. */
-static int _skel_measure(_skel_tuner *T, _skel_synth *s, const _skel_pvar *pv, int reps, double best,
-                         double *R, double *F)
+/* The lower median of x[0..n-1], n > 0 (sorts them): the least of one or
+   two, the middle of three. */
+static double _skel_lower_median(double *x, int n)
 {
-    const _skel_tconf *c = &T->t->conf;
-    _skel_variant v;
-    double first[64], rep[64], t0, f, q, fcut = 1e300, spent = _skel_now();
-    int k, i, batch, done = 0, retried = 0;
-    memset(&v, 0, sizeof v);
-    v.backend = pv->index;
-    v.threads = pv->threads; v.block = pv->block; v.grid = pv->grid; v.devices = pv->devices;
-    for (k = 0; k < reps; ++k) {
+    int i, j;
+    for (i = 1; i < n; ++i) {
+        double y = x[i];
+        for (j = i; j > 0 && x[j - 1] > y; --j) x[j] = x[j - 1];
+        x[j] = y;
+    }
+    return x[(n - 1) / 2];
+}
+
+/* R and F of every variant of v's backend at point p from their samples. */
+static void _skel_estimate(_skel_tuner *T, int p, int v)
+{
+    _skel_tree *t = T->t;
+    double *buf = T->scratch, F = 0;
+    int u, k, nf = 0;
+    for (u = 0; u < t->nvar; ++u) {
+        const _skel_samples *su = _skel_smp(T, p, u);
+        if (T->group[u] != T->group[v]) continue;
+        for (k = 0; k < su->n; ++k)
+            if (su->f[k] >= 0) buf[nf++] = su->f[k] > su->q[k] ? su->f[k] - su->q[k] : 0;
+    }
+    if (nf) F = _skel_lower_median(buf, nf);
+    for (u = 0; u < t->nvar; ++u) {
+        const _skel_samples *su = _skel_smp(T, p, u);
+        double *rf = t->times + ((size_t)p * (size_t)t->nvar + (size_t)u) * 2;
+        if (T->group[u] != T->group[v] || su->n == 0 || rf[0] == _SKEL_T_TIMEOUT || rf[0] == _SKEL_T_FAILED) continue;
+        for (k = 0; k < su->n; ++k) buf[k] = su->q[k];
+        rf[0] = _skel_lower_median(buf, su->n);
+        rf[1] = F;
+    }
+}
+
+/* The least T(r) measured at point p so far (1e300: none). */
+static double _skel_point_best(const _skel_tree *t, int p)
+{
+    int w = _skel_tree_best(t, p);
+    return w < 0 ? 1e300 : _skel_tree_time(t, p, w);
+}
+
+/* One timed sample of variant v at point p on operands s (the cost model
+   when the description has one).  full: the operands put back where
+   in_loc says, then the first call (with the copy back when out_to_host)
+   and a repeated call; otherwise the repeated call only, on the data its
+   backend's lead left in place.  A first call over `cut` seconds is the
+   whole sample (*q = *f, *f = -1: T(r) = R*r + F >= R + F = f, so the
+   variant loses here by f alone, and a slow variant at a dear point costs
+   one call instead of two).  Calls under 20 us are timed in batches.
+   With T->settle an untimed call of v comes first (set where v follows
+   another backend's calls and calls are cheap), as bench/eval.c starts
+   its samples: what the other backend left behind is not charged to v.
+   (In one H100 run a CUDA first call with 16 KB of host data measured
+   F = 164 us at 256 x 16 of a dilation, 14 us in the run before, and the
+   evaluation's calls, which start so, 35 us at 940 x 43.) */
+static int _skel_sample(_skel_tuner *T, _skel_synth *s, int p, int v, int full, double cut, double *f, double *q)
+{
+    int settle = T->settle;
+    _skel_tree *t = T->t;
+    const _skel_tconf *c = &t->conf;
+    const _skel_pvar *pv = &t->vars[v];
+    _skel_variant var;
+    double t0;
+    int i, batch;
+    t->measurements++;
+    *f = -1;
+    if (T->d->cost) {
+        skel_variant pub;
+        size_t pt[2];
+        double F = 0, R;
+        pt[0] = (size_t)t->points[p].x[0];
+        pt[1] = c->dims == 2 ? (size_t)t->points[p].x[1] : 1;
+        _skel_pvar_public(pv, &pub);
+        R = T->d->cost(&pub, pt, &F, T->d->user);
+        if (F < 0) F = 0;
+        if (R < 0) return _SKEL_T_FAILED;
+        *q = R;
+        if (full) *f = R + F;
+        T->vclock += full ? R + F : 0;
+        if (full && *f > cut) { *q = *f; *f = -1; return SKEL_OK; }
+        T->vclock += R;
+        return SKEL_OK;
+    }
+    memset(&var, 0, sizeof var);
+    var.backend = pv->index;
+    var.threads = pv->threads; var.block = pv->block; var.grid = pv->grid; var.devices = pv->devices;
+    T->settle = 0;
+    if (settle && (_skel_run_variant(T->sk, &s->call, &s->sh, &var) != SKEL_OK || _skel_tune_sync(s->out) != SKEL_OK))
+        return _SKEL_T_FAILED;
+    _skel_cpu_wake(&var);
+    if (full) {
         if (_skel_synth_reset(T, s) != SKEL_OK) return _SKEL_T_FAILED;
-        _skel_cpu_wake(&v);
         t0 = _skel_now();
-        if (_skel_run_variant(T->sk, &s->call, &s->sh, &v) != SKEL_OK) return _SKEL_T_FAILED;
+        if (_skel_run_variant(T->sk, &s->call, &s->sh, &var) != SKEL_OK) return _SKEL_T_FAILED;
         if (c->out_to_host && s->out && !skel_read(s->out)) return _SKEL_T_FAILED;
         if (_skel_tune_sync(s->out) != SKEL_OK) return _SKEL_T_FAILED;
-        f = _skel_now() - t0;
-        /* the very first call may have compiled a kernel: it alone does not time out */
-        if (f > c->timeout && (k > 0 || reps == 1)) return _SKEL_T_TIMEOUT;
-        /* T(r) = R*r + F >= R + F = f: a first call over twice the best T(r)
-           so far loses here, whatever r; f alone (R = f, F = 0: an upper
-           bound) is enough, and a slow variant at a dear point costs one
-           call instead of two.  But one call can be a stall (a busy vCPU
-           holds one of 16 OpenMP threads for a time slice: omp/16 took 6 ms
-           at a Taylor point where it needed 10 us, and lost the sizes
-           around it): where calls are cheap, a second first call decides. */
-        if (k == 0 && f > 2 * best) {
-            if (!retried && f < 0.02 && best < 1e-3) {
-                retried = 1;
-                fcut = f;
-                --k;
-                continue;
-            }
-            first[0] = rep[0] = f < fcut ? f : fcut;
-            done = 1;
-            break;
-        }
+        *f = _skel_now() - t0;
+        if (*f > cut) { *q = *f; *f = -1; return SKEL_OK; }
+    }
+    t0 = _skel_now();
+    if (_skel_run_variant(T->sk, &s->call, &s->sh, &var) != SKEL_OK || _skel_tune_sync(s->out) != SKEL_OK)
+        return _SKEL_T_FAILED;
+    *q = _skel_now() - t0;
+    if (*q < 20e-6) {           /* below the clock's comfort: average a batch */
+        batch = *q > 1e-8 ? (int)(50e-6 / *q) : 256;
+        if (batch > 256) batch = 256;
+        if (batch < 2) batch = 2;
         t0 = _skel_now();
-        if (_skel_run_variant(T->sk, &s->call, &s->sh, &v) != SKEL_OK || _skel_tune_sync(s->out) != SKEL_OK)
-            return _SKEL_T_FAILED;
-        q = _skel_now() - t0;
-        if (q > c->timeout) return _SKEL_T_TIMEOUT;
-        if (q < 20e-6) {            /* below the clock's comfort: average a batch */
-            batch = q > 1e-8 ? (int)(50e-6 / q) : 256;
-            if (batch > 256) batch = 256;
-            if (batch < 2) batch = 2;
-            t0 = _skel_now();
-            for (i = 0; i < batch; ++i)
-                if (_skel_run_variant(T->sk, &s->call, &s->sh, &v) != SKEL_OK) return _SKEL_T_FAILED;
-            if (_skel_tune_sync(s->out) != SKEL_OK) return _SKEL_T_FAILED;
-            q = (_skel_now() - t0) / batch;
+        for (i = 0; i < batch; ++i)
+            if (_skel_run_variant(T->sk, &s->call, &s->sh, &var) != SKEL_OK) return _SKEL_T_FAILED;
+        if (_skel_tune_sync(s->out) != SKEL_OK) return _SKEL_T_FAILED;
+        *q = (_skel_now() - t0) / batch;
+    }
+    return SKEL_OK;
+}
+
+/* Does point a lie below or on point b in every dimension?  *ratio: how
+   many times more elements b has. */
+static int _skel_point_below(const _skel_tree *t, int a, int b, double *ratio)
+{
+    int d;
+    *ratio = 1;
+    for (d = 0; d < t->conf.dims; ++d) {
+        if (t->points[a].x[d] > t->points[b].x[d]) return 0;
+        *ratio *= (double)t->points[b].x[d] / (double)t->points[a].x[d];
+    }
+    return 1;
+}
+
+/* The most a call of v at point p should take: v's least T(r) at a
+   measured point as large as p in every dimension (more elements do not
+   cost less), else twice its T(r) at the nearest measured point times how
+   many more elements p has (k times the elements cost at most k times as
+   much, and twice that where p's data outgrow a cache).  0: v ran at no
+   other point. */
+static double _skel_expect(const _skel_tuner *T, int p, int v)
+{
+    const _skel_tree *t = T->t;
+    int q, b = -1, d;
+    double bd = 0, dq, k = 1, up = 0, tq, ratio;
+    for (q = 0; q < t->npoints; ++q) {
+        if (q == p || (tq = _skel_tree_time(t, q, v)) < 0) continue;
+        if (_skel_point_below(t, p, q, &ratio) && (up <= 0 || tq < up)) up = tq;
+        dq = _skel_tree_dist(t, t->points[p].x, q);
+        if (b < 0 || dq < bd) { b = q; bd = dq; }
+    }
+    if (up > 0 || b < 0) return up;
+    for (d = 0; d < t->conf.dims; ++d) k *= (double)t->points[p].x[d] / (double)t->points[b].x[d];
+    return 2 * _skel_tree_time(t, b, v) * (k > 1 ? k : 1);
+}
+
+/* A sample of v at p, kept in its samples and folded into its backend's
+   R and F.  A sample whose first call took over twice what v should take
+   there (_skel_expect) plus 1 ms, or over the timeout, is taken again at
+   once: the first call of a kernel compiled only now (a size class the
+   warm-up did not reach, a split over several GPUs: on the H100 machine
+   a 256 x 256 point of a 5x5 dilation took 0.8 s where its calls took
+   0.03-0.6 ms) or a stall.  Where the second is over twice as fast plus
+   1 ms, it replaces the first, and the difference is a one-off, not
+   charged to the budget; else both are kept.  Returns SKEL_OK, or the
+   _SKEL_T code now stored for v at p. */
+static void _skel_keep(_skel_samples *sv, double f, double q)
+{
+    if (sv->n == _SKEL_MAX_SAMPLES) return;
+    sv->q[sv->n] = (float)q;
+    sv->f[sv->n++] = (float)f;
+}
+static int _skel_take(_skel_tuner *T, _skel_synth *s, int p, int v, int full, double cut)
+{
+    _skel_tree *t = T->t;
+    _skel_samples *sv = _skel_smp(T, p, v);
+    double *rf = t->times + ((size_t)p * (size_t)t->nvar + (size_t)v) * 2, f, q, f2, q2, first, again;
+    double expect = T->d->cost ? 0 : _skel_expect(T, p, v);
+    int rc = _skel_sample(T, s, p, v, full, cut, &f, &q), late;
+    first = f >= 0 ? f : q;
+    late = rc == SKEL_OK && (f > t->conf.timeout || q > t->conf.timeout || (expect > 0 && first > 2 * expect + 1e-3));
+    if (late && (rc = _skel_sample(T, s, p, v, full, cut, &f2, &q2)) == SKEL_OK) {
+        again = f2 >= 0 ? f2 : q2;
+        if (first > 2 * again + 1e-3) {     /* a one-off */
+            if (!T->d->cost) T->one_off += first - again;
+        } else {
+            _skel_keep(sv, f, q);
         }
-        first[k] = f;
-        rep[k] = q;
-        done = k + 1;
-        /* a variant twice as dear as the best so far at this point cannot
-           win here: one repetition tells enough (on a machine with many
-           variants this is most of the time at a dear corner) */
-        if (q * c->repeats + (f > q ? f - q : 0) > 2 * best) break;
-        /* long measurements need fewer repetitions: stop after 0.2 s (two
-           repetitions at least, unless the repeated call itself took 0.3 s:
-           a long first call may be a one-off) */
-        if (_skel_now() - spent > 0.2 && (done >= 2 || q > 0.3)) break;
+        f = f2;
+        q = q2;
+        if (f > t->conf.timeout || q > t->conf.timeout) rc = _SKEL_T_TIMEOUT;
     }
-    _skel_measure_one_off(T, first, done);
-    /* the least of each: interference from other processes only adds time */
-    *R = *F = 1e300;
-    for (k = 0; k < done; ++k) {
-        if (rep[k] < *R) *R = rep[k];
-        if (first[k] < *F) *F = first[k];
+    if (rc != SKEL_OK) {
+        rf[0] = rc;
+        rf[1] = 0;
+        return rc;
     }
-    *F -= *R;
-    if (*F < 0) *F = 0;
+    _skel_keep(sv, f, q);
+    _skel_estimate(T, p, v);
     return SKEL_OK;
 }
 
@@ -7098,7 +7438,7 @@ static double _skel_pvar_width(const _skel_pvar *pv)
 
 /* The order in which to measure the variants at a new point x: the likely
    fastest first, so that `best` is small early and every slower variant
-   stops after one repetition (_skel_measure).  The guess is the ranking at
+   loses after one call (_skel_round).  The guess is the ranking at
    the nearest measured point; at a point over 64 times as large the
    widest variants go first (GPUs, then CPU threads: omp, pool; then seq; that
    ranking within each), as they win large calls.  On the GPU machine the
@@ -7139,91 +7479,182 @@ static void _skel_point_order(const _skel_tree *t, const uint64_t *x, int *order
         }
 }
 
-/* A second look at the close contenders of point p (T(r) within twice the
-   best), one repetition each, in the reverse order, the least of both kept.
-   One variant's repetitions follow each other within milliseconds, so a
-   burst of interference (a busy vCPU stalls one of 16 OpenMP threads)
-   can spoil all of them: on the H100 machine omp/16 measured 2-3 times
-   its speed at the first corners of a dot tuning and was pruned for it.
-   The second look comes after the other variants ran, usually clear of
-   the burst.  At a cheap point (best under 1 ms) a variant that lost by
-   less than a scheduler time slice (4 ms) gets one too: a stalled barrier
-   costs a slice whatever the size (omp/16 measured 1987 us at n = 10 of a
-   Taylor tuning, where it takes 6, was pruned for it, and the plan was
-   1.5 times slower at n = 457). */
-/* Fold a second measurement R + F into a point's times rf (R, F): the
-   least of each, as _skel_measure takes them. */
-static void _skel_keep_lesser(double *rf, double R, double F)
+/* order[0..n-1] with each backend's variants moved up behind its first
+   (so that they follow their lead, on the data it placed); reversed when
+   `reverse` (later rounds alternate, so that what runs before a variant
+   changes).  Writes out[], returns n. */
+static int _skel_group_order(const _skel_tuner *T, const int *order, int n, int reverse, int *out)
 {
-    double f = R + F < rf[0] + rf[1] ? R + F : rf[0] + rf[1];
-    if (R < rf[0]) rf[0] = R;
-    rf[1] = f > rf[0] ? f - rf[0] : 0;
+    int i, j, m = 0;
+    for (i = 0; i < n; ++i) {
+        int g = T->group[order[i]], seen = 0;
+        for (j = 0; j < m && !seen; ++j) seen = T->group[out[j]] == g;
+        if (seen) continue;
+        for (j = i; j < n; ++j)
+            if (T->group[order[j]] == g) out[m++] = order[j];
+    }
+    if (reverse)
+        for (i = 0; i < m / 2; ++i) { j = out[i]; out[i] = out[m - 1 - i]; out[m - 1 - i] = j; }
+    return m;
 }
 
-static void _skel_remeasure_close(_skel_tuner *T, _skel_synth *s, int p, const int *order, double best)
+/* Does variant v's backend share F at point x (see _skel_sample)?  Where
+   it moves data (F over R at the nearest point it ran at: uploads,
+   downloads), its variants differ only in R, and one first call a round
+   is enough; where it does not (the CPU backends with host data), each
+   variant times its own calls, and with r = 1 only the first: T(1) = f
+   (a 4096 x 4096 blur on the 2-vCPU VM took 0.37 s a call; the repeated
+   call doubled what every round there cost). */
+static int _skel_shares(const _skel_tuner *T, const uint64_t *x, int v)
+{
+    const _skel_tree *t = T->t;
+    int p, q = -1, u, b = -1;
+    double dq = 0, dp;
+    const double *rf;
+    for (p = 0; p < t->npoints; ++p)
+        if ((dp = _skel_tree_dist(t, x, p)) >= 0 && (q < 0 || dp < dq)) {
+            for (u = 0; u < t->nvar && !(T->group[u] == T->group[v] && _skel_tree_time(t, p, u) >= 0); ++u) {}
+            if (u < t->nvar) { q = p; dq = dp; }
+        }
+    if (q < 0) return 1;
+    for (u = 0; u < t->nvar; ++u)
+        if (T->group[u] == T->group[v] && _skel_tree_time(t, q, u) >= 0 &&
+            (b < 0 || _skel_tree_time(t, q, u) < _skel_tree_time(t, q, b))) b = u;
+    rf = t->times + ((size_t)q * (size_t)t->nvar + (size_t)b) * 2;
+    return rf[1] > rf[0];
+}
+
+/* One round at point p over the variants list[0..n-1] (grouped).  Where
+   a backend shares F (share[v]), its first variant takes a full sample
+   and the others a repeated call on the data it left; elsewhere every
+   variant takes a full sample.  In the first round (cut), a sample whose
+   T(r) is over twice the best so far at p loses here, and after two such
+   losses in a row of over 1 ms each the rest of that backend is not
+   measured at p (it is ranked slower still: at a 4096 x 4096 point every
+   call of omp/4, 2, 1 costs tens of milliseconds).  A lead that loses before its repeated
+   call passes the lead to the next variant; where calls are cheap (best
+   < 1 ms, that call < 20 ms) it first gets a second try, the lesser kept:
+   one call can be a stall (a busy vCPU holds one of 16 OpenMP threads for
+   a time slice: omp/16 took 6 ms at a Taylor point where it needed 10 us). */
+static void _skel_round(_skel_tuner *T, _skel_synth *s, int p, const int *list, int n, const char *share, int cut)
 {
     _skel_tree *t = T->t;
-    int i;
-    for (i = t->nvar - 1; i >= 0; --i) {
-        double *rf = t->times + ((size_t)p * (size_t)t->nvar + (size_t)order[i]) * 2, R, F;
-        double tv = rf[0] * t->conf.repeats + rf[1];
-        if (rf[0] < 0 || (tv > 2 * best && !(best < 1e-3 && tv - best < 4e-3))) continue;
-        if (_skel_measure(T, s, &t->vars[order[i]], 1, best, &R, &F) != SKEL_OK) continue;
-        _skel_keep_lesser(rf, R, F);
+    int i = 0, j;
+    while (i < n) {
+        int g = T->group[list[i]], led = 0, lost = 0;
+        for (j = i; j < n && T->group[list[j]] == g; ++j) {
+            int v = list[j], full = !share[v] || !led, losing;
+            double best = _skel_point_best(t, p), lim = cut && best < 1e299 ? 2 * best : 1e300, first;
+            double stop = !full ? 1e300 : !share[v] && t->conf.repeats == 1 ? 0 : lim;
+            _skel_samples *sv = _skel_smp(T, p, v);
+            if (lost >= 2) break;
+            if (!cut && !led && _skel_tune_elapsed(T) > t->conf.time_budget) return;
+            /* after another backend's calls, where calls are cheap, an untimed call first:
+               what they left behind is not charged to this one (_skel_sample) */
+            T->settle = T->last_group != g && (best < 1e-3 || (best > 1e299 && _skel_expect(T, p, v) < 1e-3));
+            T->last_group = g;
+            if (_skel_take(T, s, p, v, full, stop) != SKEL_OK) continue;
+            losing = cut && _skel_tree_time(t, p, v) > lim;
+            first = sv->q[sv->n - 1];
+            if (losing && full && first < 0.02 && best < 1e-3) {   /* a second try; keep the lesser */
+                sv->n--;
+                if (_skel_take(T, s, p, v, full, stop) != SKEL_OK) continue;
+                if (sv->q[sv->n - 1] > first && sv->f[sv->n - 1] < 0) {
+                    sv->q[sv->n - 1] = (float)first;
+                    _skel_estimate(T, p, v);
+                }
+                losing = _skel_tree_time(t, p, v) > lim;
+            }
+            if (sv->f[sv->n - 1] >= 0) led = 1;     /* a first call with its repeated call: F known */
+            /* only dear losses stop the backend: where calls are cheap, skipping saves
+               little, and the ranking that orders a backend's variants may be a guess */
+            if (!losing) lost = 0;
+            else if (first >= 1e-3) lost++;
+        }
+        for (; j < n && T->group[list[j]] == g; ++j) {}
+        i = j;
     }
 }
 
-/* Measure variant v at point x, through the cost model when the
-   description has one (s unused), else on the synthetic operands s made
-   for x. */
-static int _skel_measure_at(_skel_tuner *T, _skel_synth *s, const uint64_t *x, int v, int reps, double best,
-                            double *R, double *F)
+/* The variants worth another round at p: those within twice the best
+   T(r) there, or, where the best is under 1 ms, within a scheduler time
+   slice (4 ms) of it (a stalled barrier costs a slice whatever the size:
+   omp/16 measured 1987 us at n = 10 of a Taylor tuning, where it takes 6,
+   and lost sizes up to 457), with fewer than `most` samples, and the best
+   itself while any other is; `close` > 0 narrows that to within close of
+   the best.  Grouped as the ranking at p orders them.  Returns how many
+   (the best alone needs no more rounds). */
+static int _skel_contenders(const _skel_tuner *T, int p, double close, int most, int reverse, int *out)
 {
-    _skel_tree *t = T->t;
-    skel_variant pub;
-    size_t pt[2];
-    t->measurements++;
-    if (!T->d->cost) return _skel_measure(T, s, &t->vars[v], reps, best, R, F);
-    pt[0] = (size_t)x[0]; pt[1] = t->conf.dims == 2 ? (size_t)x[1] : 1;
-    _skel_pvar_public(&t->vars[v], &pub);
-    *F = 0;
-    *R = T->d->cost(&pub, pt, F, T->d->user);
-    if (*F < 0) *F = 0;
-    if (*R < 0) return _SKEL_T_FAILED;
-    T->vclock += reps * (*R + *F + *R);
-    return *R + *F > t->conf.timeout ? _SKEL_T_TIMEOUT : SKEL_OK;
+    const _skel_tree *t = T->t;
+    int v, n = 0, *tmp = out + t->nvar, w = _skel_tree_best(t, p);
+    double best = w < 0 ? 1e300 : _skel_tree_time(t, p, w);
+    for (v = 0; v < t->nvar; ++v) {
+        double tv = _skel_tree_time(t, p, v);
+        if (tv < 0 || v == w || _skel_smp(T, p, v)->n >= most) continue;
+        if (close > 0 ? tv <= best * (1 + close) : (tv <= 2 * best || (best < 1e-3 && tv - best < 4e-3))) tmp[n++] = v;
+    }
+    if (n == 0) return 0;
+    tmp[n++] = w;
+    for (v = 1; v < n; ++v) {          /* by time at p */
+        int w = tmp[v], j;
+        for (j = v; j > 0 && _skel_tree_time(t, p, tmp[j - 1]) > _skel_tree_time(t, p, w); --j) tmp[j] = tmp[j - 1];
+        tmp[j] = w;
+    }
+    return _skel_group_order(T, tmp, n, reverse, out);
 }
 
-/* Does point a lie below or on point b in every dimension?  *ratio: how
-   many times more elements b has. */
-static int _skel_point_below(const _skel_tree *t, int a, int b, double *ratio)
+/* A first call of a variant's first round at p that took over twice its
+   later first calls plus 1 ms did something once (compiled or loaded a
+   kernel, first-touched memory): its excess is not charged to the time
+   budget (the lower median keeps it out of F once later rounds exist). */
+static void _skel_point_one_offs(_skel_tuner *T, int p)
 {
-    int d;
-    *ratio = 1;
-    for (d = 0; d < t->conf.dims; ++d) {
-        if (t->points[a].x[d] > t->points[b].x[d]) return 0;
-        *ratio *= (double)t->points[b].x[d] / (double)t->points[a].x[d];
+    int v, k;
+    if (T->d->cost) return;
+    for (v = 0; v < T->t->nvar; ++v) {
+        const _skel_samples *sv = _skel_smp(T, p, v);
+        double later = -1;
+        if (sv->n < 2 || sv->f[0] < 0) continue;
+        for (k = 1; k < sv->n; ++k)
+            if (sv->f[k] > later) later = sv->f[k];
+        if (later >= 0 && sv->f[0] > 2 * later + 1e-3) T->one_off += sv->f[0] - later;
     }
-    return 1;
 }
+
+#define _SKEL_ORDER_SLACK 1.5   /* how far two points' times may break the order (plus 1 us) */
 
 /* Variant v at point p (operands *s, made here when NULL and needed)
-   measured again; the lesser times kept.  0 when the budget is spent. */
+   measured again: two more full samples, unless they would cost over an
+   eighth of the budget left (where a large point is in memory and a small
+   one in cache, the cost per element rises and the rule below calls for
+   looks that a 4096 x 4096 point pays dearly).  0 when the budget is
+   spent. */
 static int _skel_look_again(_skel_tuner *T, int p, int v, _skel_synth **s, _skel_synth *store)
 {
     _skel_tree *t = T->t;
-    double before = _skel_tree_time(t, p, v), R, F, best;
-    int w = t->points[p].winner;
-    if (_skel_tune_elapsed(T) > t->conf.time_budget) return 0;
+    double before = _skel_tree_time(t, p, v), left = t->conf.time_budget - _skel_tune_elapsed(T);
+    _skel_samples *sv = _skel_smp(T, p, v), old;
+    int k;
+    if (left <= 0) return 0;
+    if (2 * before > left / 8) return 1;
     T->looked[(size_t)p * (size_t)t->nvar + (size_t)v] = 1;
     if (!*s && !T->d->cost) {
         if (_skel_synth_make(T, t->points[p].x, store) != SKEL_OK) return 1;
         *s = store;
     }
-    best = w >= 0 ? _skel_tree_time(t, p, w) : 1e300;
-    /* two repetitions: a stall is one event, and the first look had its own */
-    if (_skel_measure_at(T, *s, t->points[p].x, v, 2, best, &R, &F) != SKEL_OK) return 1;
-    _skel_keep_lesser(t->times + ((size_t)p * (size_t)t->nvar + (size_t)v) * 2, R, F);
+    /* two samples: a stall is one event, and the first look had its own.
+       Where both are over 1.5 times faster than the samples before, those
+       were one burst (the points around said so): the look replaces them */
+    T->settle = T->last_group != T->group[v] && before < 1e-3;
+    T->last_group = T->group[v];
+    old = *sv;
+    sv->n = 0;
+    for (k = 0; k < 2; ++k)
+        if (_skel_take(T, *s, p, v, 1, 1e300) != SKEL_OK) return 1;
+    if (sv->n < 2 || _skel_tree_time(t, p, v) * _SKEL_ORDER_SLACK > before)
+        for (k = 0; k < old.n; ++k) _skel_keep(sv, old.f[k], old.q[k]);
+    _skel_estimate(T, p, v);
     t->rechecks++;
     _skel_log(SKEL_LOG_INFO, "tune %s: %s at point %d looked at again: %.3g s -> %.3g s", t->conf.id,
               _skel_pvar_label(&t->vars[v], (char[64]){ 0 }, 64), p, before, _skel_tree_time(t, p, v));
@@ -7245,7 +7676,6 @@ static int _skel_look_again(_skel_tuner *T, int p, int v, _skel_synth **s, _skel
    budget.  A real step in the cost (a cache level, the set's edge in
    Mandelbrot) costs one measurement and stays.  Called after point p
    (operands sp when measured on the machine) joined the table. */
-#define _SKEL_ORDER_SLACK 1.5   /* how far two points' times may break the order (plus 1 us) */
 static void _skel_recheck_order(_skel_tuner *T, int p, _skel_synth *sp)
 {
     _skel_tree *t = T->t;
@@ -7276,68 +7706,73 @@ static void _skel_recheck_order(_skel_tuner *T, int p, _skel_synth *sp)
     if (sp && sp != given) _skel_synth_free(sp);
 }
 
+/* Room for one more point in the table and the tuner's per-point arrays. */
+static int _skel_point_room(_skel_tuner *T)
+{
+    _skel_tree *t = T->t;
+    size_t cap, nv = (size_t)t->nvar;
+    void *q[6];
+    if (t->npoints < t->cap_points) return SKEL_OK;
+    cap = t->cap_points ? 2 * (size_t)t->cap_points : 64;
+    if ((q[0] = SKEL_REALLOC(t->points, cap * sizeof *t->points))) t->points = (_skel_ppoint *)q[0];
+    if ((q[1] = SKEL_REALLOC(t->times, cap * 2 * nv * sizeof *t->times))) t->times = (double *)q[1];
+    if ((q[2] = SKEL_REALLOC(T->pcost, cap * sizeof *T->pcost))) T->pcost = (double *)q[2];
+    if ((q[3] = SKEL_REALLOC(T->looked, cap * nv))) T->looked = (unsigned char *)q[3];
+    if ((q[4] = SKEL_REALLOC(T->smp, cap * nv * sizeof *T->smp))) T->smp = (_skel_samples *)q[4];
+    if ((q[5] = SKEL_REALLOC(T->share, cap * nv))) T->share = (char *)q[5];
+    if (!q[0] || !q[1] || !q[2] || !q[3] || !q[4] || !q[5]) return _skel_fail(SKEL_ENOMEM, "skel_tune: out of memory");
+    t->cap_points = (int)cap;
+    return SKEL_OK;
+}
+
 /* The index of point x in the table, measuring every live variant there
-   first if it is new.  < 0: an error status. */
+   first if it is new: a first round of every variant (likely fastest
+   first, see _skel_point_order), then rounds of the contenders, up to
+   `reps` rounds, while the point has spent less than its share of the
+   budget left (a 16th in 2-D, an 8th in 1-D: the 4096 x 4096 corner of a
+   blur must not take the budget the tree needs).  < 0: an error status. */
 static int _skel_tune_point(_skel_tuner *T, const uint64_t *x)
 {
     _skel_tree *t = T->t;
     _skel_synth s;
-    int p, v, d, rc, made = 0, i, *order;
-    double t0 = _skel_tune_elapsed(T), best = 1e300;   /* least T(r) measured here so far */
+    int p, v, d, rc, r, n, *order;
+    double t0 = _skel_tune_elapsed(T), budget;
     for (p = 0; p < t->npoints; ++p) {
         for (d = 0; d < t->conf.dims && t->points[p].x[d] == x[d]; ++d) {}
         if (d == t->conf.dims) return p;
     }
-    if (t->npoints == t->cap_points) {
-        int cap = t->cap_points ? 2 * t->cap_points : 64;
-        _skel_ppoint *np = (_skel_ppoint *)SKEL_REALLOC(t->points, (size_t)cap * sizeof *np);
-        double *nt, *nc;
-        unsigned char *nl;
-        if (np) t->points = np;
-        nt = (double *)SKEL_REALLOC(t->times, (size_t)cap * 2 * (size_t)t->nvar * sizeof *nt);
-        if (nt) t->times = nt;
-        nc = (double *)SKEL_REALLOC(T->pcost, (size_t)cap * sizeof *nc);
-        if (nc) T->pcost = nc;
-        nl = (unsigned char *)SKEL_REALLOC(T->looked, (size_t)cap * (size_t)t->nvar);
-        if (nl) T->looked = nl;
-        if (!np || !nt || !nc || !nl) return _skel_fail(SKEL_ENOMEM, "skel_tune: out of memory");
-        t->cap_points = cap;
-    }
-    if (!(order = (int *)SKEL_MALLOC((size_t)t->nvar * sizeof *order)))
+    if ((rc = _skel_point_room(T)) != SKEL_OK) return rc;
+    if (!(order = (int *)SKEL_MALLOC((size_t)t->nvar * 3 * sizeof *order)))
         return _skel_fail(SKEL_ENOMEM, "skel_tune: out of memory");
+    if (!T->d->cost && (rc = _skel_synth_make(T, x, &s)) != SKEL_OK) { SKEL_FREE(order); return rc; }
     _skel_point_order(t, x, order);
     p = t->npoints;
     memset(&t->points[p], 0, sizeof t->points[p]);
     for (d = 0; d < t->conf.dims; ++d) t->points[p].x[d] = x[d];
+    t->points[p].winner = -1;
+    memset(T->looked + (size_t)p * (size_t)t->nvar, 0, (size_t)t->nvar);
+    memset(_skel_smp(T, p, 0), 0, (size_t)t->nvar * sizeof(_skel_samples));
     for (v = 0; v < t->nvar; ++v) {
         double *rf = t->times + ((size_t)p * (size_t)t->nvar + (size_t)v) * 2;
-        rf[0] = _SKEL_T_UNMEASURED;
+        rf[0] = _skel_timed_out_below(t, x, v) ? _SKEL_T_TIMEOUT : _SKEL_T_UNMEASURED;
         rf[1] = 0;
     }
-    memset(T->looked + (size_t)p * (size_t)t->nvar, 0, (size_t)t->nvar);
-    for (i = 0; i < t->nvar; ++i) {
-        double *rf, R = 0, F = 0;
-        v = order[i];
-        rf = t->times + ((size_t)p * (size_t)t->nvar + (size_t)v) * 2;
-        if (t->vars[v].pruned >= 0) continue;
-        if (_skel_timed_out_below(t, x, v)) { rf[0] = _SKEL_T_TIMEOUT; continue; }
-        if (!T->d->cost && !made) {
-            if ((rc = _skel_synth_make(T, x, &s)) != SKEL_OK) { SKEL_FREE(order); return rc; }
-            made = 1;
-        }
-        rc = _skel_measure_at(T, &s, x, v, t->conf.reps, best, &R, &F);
-        if (rc != SKEL_OK) { rf[0] = rc; continue; }
-        rf[0] = R;
-        rf[1] = F;
-        if (R * t->conf.repeats + F < best) best = R * t->conf.repeats + F;
+    for (v = 0, n = 0; v < t->nvar; ++v)         /* the live variants, in ranking order */
+        if (t->vars[order[v]].pruned < 0 && !_skel_timed_out_below(t, x, order[v])) order[n++] = order[v];
+    n = _skel_group_order(T, order, n, 0, order + t->nvar);
+    for (v = 0; v < t->nvar; ++v) T->share[(size_t)p * (size_t)t->nvar + (size_t)v] = (char)_skel_shares(T, x, v);
+    budget = (t->conf.time_budget - t0) / (t->conf.dims == 2 ? 16 : 8);
+    _skel_round(T, &s, p, order + t->nvar, n, T->share + (size_t)p * (size_t)t->nvar, 1);
+    for (r = 1; r < t->conf.reps && _skel_tune_elapsed(T) - t0 < budget; ++r) {
+        if ((n = _skel_contenders(T, p, 0, t->conf.reps, r & 1, order)) < 2) break;
+        _skel_round(T, &s, p, order, n, T->share + (size_t)p * (size_t)t->nvar, 0);
     }
-    if (made) _skel_remeasure_close(T, &s, p, order, best);
+    _skel_point_one_offs(T, p);
     SKEL_FREE(order);
-    t->points[p].winner = -1;
     t->npoints++;
     t->points[p].winner = _skel_tree_best(t, p);
-    _skel_recheck_order(T, p, made ? &s : NULL);
-    if (made) _skel_synth_free(&s);
+    _skel_recheck_order(T, p, T->d->cost ? NULL : &s);
+    if (!T->d->cost) _skel_synth_free(&s);
     T->pcost[p] = _skel_tune_elapsed(T) - t0;
     _skel_tune_progress(T, 0);
     return p;
@@ -7488,40 +7923,150 @@ static void _skel_tune_prune(_skel_tuner *T, int depth)
     SKEL_FREE(near);
 }
 
-/* Breadth-first construction of the dispatch tree (seed 000 §3.2). */
+/* What splitting node i would cost: its new points, each priced from the
+   node's corners (a corner's cost scaled down to the point's size where
+   the point is smaller, the dearest of those: calls cost at least their
+   fixed part and at most in proportion to the elements). */
+static double _skel_split_cost(const _skel_tuner *T, int i)
+{
+    const _skel_tree *t = T->t;
+    const _skel_pnode *nd = &t->nodes[i];
+    uint64_t m[2], x[2];
+    double est = 0;
+    int d, k, c, p, C = 1 << t->conf.dims, D = t->conf.dims;
+    for (d = 0; d < D; ++d) {
+        if (t->conf.split == SKEL_SPLIT_LINEAR) m[d] = nd->lo[d] + (nd->hi[d] - nd->lo[d]) / 2;
+        else m[d] = (uint64_t)floor(sqrt((double)nd->lo[d] * (double)nd->hi[d]) + 0.5);
+    }
+    for (k = 0; k < (D == 2 ? 9 : 3); ++k) {    /* the 3^D points of the split that are not corners */
+        double size = 1, pc = 0;
+        int onc = 1;
+        for (d = 0; d < D; ++d) {
+            int w = d ? k / 3 : k % 3;
+            x[d] = w == 0 ? nd->lo[d] : w == 1 ? m[d] : nd->hi[d];
+            onc &= w != 1;
+            size *= (double)x[d];
+        }
+        if (onc) continue;
+        for (p = 0; p < t->npoints; ++p) {      /* measured already (a neighbour's split) */
+            for (d = 0; d < D && t->points[p].x[d] == x[d]; ++d) {}
+            if (d == D) break;
+        }
+        if (p < t->npoints) continue;
+        for (c = 0; c < C; ++c) {
+            const _skel_ppoint *q = &t->points[nd->corner[c]];
+            double sc = 1, e;
+            for (d = 0; d < D; ++d) sc *= (double)q->x[d];
+            e = T->pcost[nd->corner[c]] * (size < sc ? size / sc : 1);
+            if (e > pc) pc = e;
+        }
+        est += pc;
+    }
+    return est;
+}
+
+/* Refinement, with the budget the tree left.  First every point gets its
+   second looks again (_skel_recheck_order): a burst that outlasted a
+   point's rounds and its first look (omp/16 at 111 us at 32 x 128 of a
+   dilation on the H100 machine, 23-33 us at the points around it, and
+   the plans of the leaves around it answered seq, 2.3 times slower) has
+   usually passed seconds later.  Then, at each point where other
+   variants are within _SKEL_CLOSE of the winner, more rounds of those
+   close contenders, up to _SKEL_REFINE samples each; cheapest points
+   first, each taking at most its share of what is left: a near tie, where
+   one disturbed sample decides, gets the samples a median needs. */
+#define _SKEL_CLOSE 0.3
+#define _SKEL_REFINE 9
+static int _skel_tune_refine(_skel_tuner *T)
+{
+    _skel_tree *t = T->t;
+    int *idx, *list, i, j, k, n, left;
+    if (!(idx = (int *)SKEL_MALLOC(((size_t)t->npoints + 2 * (size_t)t->nvar) * sizeof *idx)))
+        return _skel_fail(SKEL_ENOMEM, "skel_tune: out of memory");
+    list = idx + t->npoints;
+    memset(T->looked, 0, (size_t)t->npoints * (size_t)t->nvar);
+    for (i = 0; i < t->npoints && _skel_tune_elapsed(T) < t->conf.time_budget; ++i) _skel_recheck_order(T, i, NULL);
+    for (i = 0, left = 0; i < t->npoints; ++i)
+        if (_skel_contenders(T, i, _SKEL_CLOSE, _SKEL_REFINE, 0, list) >= 2) idx[left++] = i;
+    for (i = 1; i < left; ++i) {            /* cheapest first */
+        int w = idx[i];
+        for (j = i; j > 0 && T->pcost[idx[j - 1]] > T->pcost[w]; --j) idx[j] = idx[j - 1];
+        idx[j] = w;
+    }
+    for (i = 0; i < left && _skel_tune_elapsed(T) < t->conf.time_budget; ++i) {
+        _skel_synth s;
+        int p = idx[i];
+        double t0 = _skel_tune_elapsed(T), share = (t->conf.time_budget - t0) / (left - i);
+        if (!T->d->cost && _skel_synth_make(T, t->points[p].x, &s) != SKEL_OK) continue;
+        for (k = 0; _skel_tune_elapsed(T) - t0 < share; ++k) {
+            if ((n = _skel_contenders(T, p, _SKEL_CLOSE, _SKEL_REFINE, k & 1, list)) < 2) break;
+            _skel_round(T, &s, p, list, n, T->share + (size_t)p * (size_t)t->nvar, 0);
+        }
+        if (!T->d->cost) _skel_synth_free(&s);
+        t->points[p].winner = _skel_tree_best(t, p);
+    }
+    SKEL_FREE(idx);
+    return SKEL_OK;
+}
+
+/* Level by level construction of the dispatch tree (seed 000 §3.2): the
+   nodes of a level close where their corners agree (from min_depth on)
+   and the others split, within max_depth, max_nodes and the budget.
+   Where the budget cannot pay for every split of a level, the nodes whose
+   corners disagree go first, and among them the cheaper splits: a split
+   that does not fit is skipped, not the rest of the level (the 4096 x
+   4096 box of a blur costs many times its cheaper neighbours).  From
+   min_depth on, splits leave _SKEL_RESERVE of the budget to refinement
+   (_skel_tune_refine).  Last, every leaf closes if its corners agree:
+   those that did not split, and those whose corners changed winner after
+   the leaf closed (second looks, refinement). */
+#define _SKEL_RESERVE 0.15
+typedef struct _skel_split_cand { int node, agree; double est; } _skel_split_cand;
 static int _skel_tune_build(_skel_tuner *T)
 {
     _skel_tree *t = T->t;
-    int i, w, d, rc, level = 0, stop = 0, C = 1 << t->conf.dims, k;
+    int i, j, w, d, rc, C = 1 << t->conf.dims, start = 0, end, n;
+    _skel_split_cand *cand = NULL, c;
     rc = _skel_tune_node(T, t->conf.lower, t->conf.upper, 0);
     if (rc != 0) return rc < 0 ? rc : SKEL_OK;
-    for (i = 0; i < t->nnodes; ++i) {
-        _skel_pnode *nd = &t->nodes[i];
-        int splittable = 1;
-        double est = 0;
-        T->cur_node = i;
-        if (nd->depth > level) {
-            level = nd->depth;
-            _skel_tune_prune(T, level - 1);
+    for (; start < t->nnodes && rc >= 0; start = end) {
+        int depth = t->nodes[start].depth;
+        double limit = t->conf.time_budget * (depth >= t->conf.min_depth ? 1 - _SKEL_RESERVE : 1);
+        end = t->nnodes;
+        if (depth > 0) _skel_tune_prune(T, depth - 1);
+        SKEL_FREE(cand);
+        if (!(cand = (_skel_split_cand *)SKEL_MALLOC((size_t)(end - start) * sizeof *cand))) {
+            rc = _skel_fail(SKEL_ENOMEM, "skel_tune: out of memory");
+            break;
         }
-        if (nd->depth >= t->conf.min_depth && (w = _skel_node_agree(t, i)) >= 0) {
-            nd->closed = 1;
-            nd->winner = w;
-            continue;
+        for (i = start, n = 0; i < end; ++i) {
+            _skel_pnode *nd = &t->nodes[i];
+            int splittable = 1;
+            c.node = i;
+            c.agree = _skel_node_agree(t, i) >= 0;
+            if (depth >= t->conf.min_depth && c.agree) {
+                nd->closed = 1;
+                nd->winner = _skel_node_agree(t, i);
+                continue;
+            }
+            for (d = 0; d < t->conf.dims; ++d) splittable &= nd->hi[d] - nd->lo[d] >= 2;
+            if (!splittable || depth >= t->conf.max_depth) continue;
+            c.est = _skel_split_cost(T, i);
+            /* disagreeing corners first, cheaper splits first among equals */
+            for (j = n++; j > 0 && (cand[j - 1].agree > c.agree ||
+                                    (cand[j - 1].agree == c.agree && cand[j - 1].est > c.est)); --j)
+                cand[j] = cand[j - 1];
+            cand[j] = c;
         }
-        for (d = 0; d < t->conf.dims; ++d) splittable &= nd->hi[d] - nd->lo[d] >= 2;
-        if (stop || !splittable || nd->depth >= t->conf.max_depth || t->nnodes + C > t->conf.max_nodes) continue;
-        /* a split costs about its new points times what this box's corners cost */
-        for (k = 0; k < C; ++k) est += T->pcost[nd->corner[k]] / C;
-        est *= t->conf.dims == 2 ? 5 : 1;
-        if (_skel_tune_elapsed(T) + 0.5 * est > t->conf.time_budget) { stop = 1; continue; }
-        rc = _skel_tune_split(T, i);
-        if (rc < 0) return rc;
-        if (rc == 1) stop = 1;
+        for (i = 0; i < n && t->nnodes + C <= t->conf.max_nodes; ++i) {
+            T->cur_node = cand[i].node;
+            if (_skel_tune_elapsed(T) + 0.5 * cand[i].est > limit) continue;
+            if ((rc = _skel_tune_split(T, cand[i].node)) != 0) break;   /* 1: the budget ran out inside it */
+        }
     }
-    /* every leaf closes if its corners agree: those above min_depth that did
-       not split (budget, limits), and those whose corners changed winner in
-       a second look (_skel_recheck_order) after the leaf closed */
+    SKEL_FREE(cand);
+    if (rc < 0) return rc;
+    if ((rc = _skel_tune_refine(T)) != SKEL_OK) return rc;
     for (i = 0; i < t->nnodes; ++i)
         if (t->nodes[i].first_child < 0) {
             w = _skel_node_agree(t, i);
@@ -7577,6 +8122,7 @@ int skel_tune(const skel_tune_desc *d, skel_plan **plan)
     char path[4200];
     const char *env;
     int rc, i, dim;
+    double wall0 = _skel_now();
     _skel_init();
     if (!plan) return _skel_fail(SKEL_EINVAL, "skel_tune: NULL plan pointer");
     *plan = NULL;
@@ -7604,24 +8150,30 @@ int skel_tune(const skel_tune_desc *d, skel_plan **plan)
         }
     if (d->sk) {
         int k = d->sk->kind, dm = t->conf.dims;
-        int ok = (k == SKEL_KIND_MAP || k == SKEL_KIND_SCAN || k == SKEL_KIND_MAPREDUCE) ? dm == 1
-               : (k == SKEL_KIND_OVERLAP2D || k == SKEL_KIND_MAPARRAY) ? dm == 2 : 1;
-        if (!ok) {
+        if ((k == SKEL_KIND_OVERLAP2D || k == SKEL_KIND_MAPARRAY) && dm != 2) {
             _skel_tree_free(t);
-            return _skel_fail(SKEL_EINVAL, "skel_tune %s: %s calls reduce to %s context points, not %d-D", d->id,
-                              _skel_kind_name(k), dm == 1 ? "2-D" : "1-D", dm);
+            return _skel_fail(SKEL_EINVAL, "skel_tune %s: %s calls reduce to 2-D context points, not 1-D", d->id,
+                              _skel_kind_name(k));
+        }
+        if (k == SKEL_KIND_MAPREDUCE && !d->sk->nin && dm != 1) {
+            _skel_tree_free(t);
+            return _skel_fail(SKEL_EINVAL, "skel_tune %s: a MapReduce without inputs reduces indices "
+                              "0..count-1: 1-D context points, not 2-D", d->id);
         }
     }
+    t->version = _SKEL_PLAN_VERSION;
     if ((rc = _skel_tune_variants(d, t)) != SKEL_OK || !(t->fingerprint = _skel_fingerprint())) {
         _skel_tree_free(t);
         return rc != SKEL_OK ? rc : _skel_fail(SKEL_ENOMEM, "skel_tune: out of memory");
     }
+    t->wall_seconds = _skel_now() - wall0;      /* a loaded plan: the load */
     path[0] = 0;
     if (!d->nofile) {
         if ((rc = skel_plan_path(d->id, d->dir, path, sizeof path)) != SKEL_OK) { _skel_tree_free(t); return rc; }
         env = getenv("SKEL_RETUNE");
         if (!(env && *env && strcmp(env, "0") != 0) && (p = _skel_tune_load(path, &t->conf, t->fingerprint, d->cost != NULL))) {
             _skel_log(SKEL_LOG_INFO, "tune %s: plan loaded from %s", t->conf.id, path);
+            p->tree->wall_seconds = _skel_now() - wall0;
             _skel_tree_free(t);
             if (d->sk) skel_set_plan(d->sk, p);
             *plan = p;
@@ -7639,9 +8191,30 @@ int skel_tune(const skel_tune_desc *d, skel_plan **plan)
     for (i = 0; i < _SKEL_LOAD(&_skel_nbackends); ++i)
         if (_skel_backends[i].is_gpu) { T.dev_space = _skel_backends[i].space; break; }
     if (!d->quiet && (isatty(2) || _skel_env_int("SKEL_VERBOSE", 0) > 0)) T.progress = isatty(2) ? 1 : 2;
+    T.wall_start = wall0;
+    T.last_group = -1;
+    T.group = (int *)SKEL_MALLOC((size_t)t->nvar * sizeof *T.group);
+    T.scratch = (double *)SKEL_MALLOC((size_t)t->nvar * _SKEL_MAX_SAMPLES * sizeof *T.scratch);
+    if (!T.group || !T.scratch) {
+        SKEL_FREE(T.group);
+        SKEL_FREE(T.scratch);
+        _skel_tree_free(t);
+        return _skel_fail(SKEL_ENOMEM, "skel_tune: out of memory");
+    }
+    for (i = 0; i < t->nvar; ++i) {         /* variants of one backend and device count share F */
+        int u;
+        for (u = 0; u < i && (strcmp(t->vars[u].backend, t->vars[i].backend) != 0 ||
+                              (t->vars[u].devices > 1) != (t->vars[i].devices > 1)); ++u) {}
+        T.group[i] = u;
+    }
     if (!d->cost) {     /* warm up: thread pools, kernel compilation; neither measured nor budget */
         _skel_synth s;
-        if ((rc = _skel_synth_make(&T, t->conf.lower, &s)) != SKEL_OK) { _skel_tree_free(t); return rc; }
+        if ((rc = _skel_synth_make(&T, t->conf.lower, &s)) != SKEL_OK) {
+            SKEL_FREE(T.group);
+            SKEL_FREE(T.scratch);
+            _skel_tree_free(t);
+            return rc;
+        }
         for (i = 0; i < t->nvar; ++i) {
             _skel_variant v;
             memset(&v, 0, sizeof v);
@@ -7654,10 +8227,15 @@ int skel_tune(const skel_tune_desc *d, skel_plan **plan)
     }
     T.start = _skel_now();
     rc = _skel_tune_build(&T);
-    SKEL_FREE(T.pcost);
+    t->pcost = T.pcost;                     /* for the text dump */
     SKEL_FREE(T.looked);
+    SKEL_FREE(T.smp);
+    SKEL_FREE(T.share);
+    SKEL_FREE(T.group);
+    SKEL_FREE(T.scratch);
     if (rc != SKEL_OK) { _skel_tree_free(t); return rc; }
     t->tune_seconds = _skel_tune_elapsed(&T);
+    t->wall_seconds = _skel_now() - wall0;
     _skel_tune_progress(&T, 1);
     if (_skel_tree_index(t) == SKEL_ENOMEM) { _skel_tree_free(t); return _skel_fail(SKEL_ENOMEM, "skel_tune: out of memory"); }
     if ((rc = skel_plan_new(&p)) != SKEL_OK) { _skel_tree_free(t); return rc; }
@@ -7689,46 +8267,48 @@ static uint64_t _skel_near_split(uint64_t lo, uint64_t hi)
 typedef struct _skel_region { uint64_t lo[2], hi[2]; int v; } _skel_region;
 
 /* The regions lookups answer, in order (1-D: ascending): each leaf (its
-   upper faces belong to the next leaf except at the root's), open leaves
-   cut into the 2^D nearest-corner parts.  Returns the count (out may be
-   NULL to count). */
+   upper faces belong to the next leaf except at the root's); open leaves
+   cut into the 2 nearest-corner parts in 1-D, and in 2-D into a grid of
+   _SKEL_GRID x _SKEL_GRID cells, log spaced, each labelled with the answer
+   at its centre (the answers there follow curves: _skel_interp_pick).
+   Returns the count (out may be NULL to count). */
+#define _SKEL_GRID 8
 static int _skel_regions(const _skel_tree *t, _skel_region *out)
 {
     int stack[64 * 4 + 4], sp = 0, k, d, n = 0, D = t->conf.dims;
     stack[sp++] = 0;
     while (sp > 0) {
-        int i = stack[--sp];
+        int i = stack[--sp], m;
         const _skel_pnode *nd = &t->nodes[i];
-        uint64_t elo[2], ehi[2], b[2];
+        uint64_t cut[2][_SKEL_GRID + 1];
+        int ncut[2];
         if (nd->first_child >= 0) {         /* children in order: push the last first */
             for (k = (1 << D) - 1; k >= 0 && sp < (int)(sizeof stack / sizeof *stack); --k)
                 stack[sp++] = nd->first_child + k;
             continue;
         }
-        for (d = 0; d < D; ++d) {
-            elo[d] = nd->lo[d];
-            ehi[d] = nd->hi[d] == t->conf.upper[d] ? nd->hi[d] : nd->hi[d] - 1;
-            b[d] = _skel_near_split(nd->lo[d], nd->hi[d]);
+        for (d = 0; d < D; ++d) {           /* cut[d][0..ncut]: the cells' lower ends, then the end + 1 */
+            uint64_t ehi = nd->hi[d] == t->conf.upper[d] ? nd->hi[d] : nd->hi[d] - 1;
+            int c, g = nd->closed ? 1 : D == 1 ? 2 : _SKEL_GRID;
+            ncut[d] = 0;
+            for (c = 0; c < g; ++c) {
+                uint64_t b = c == 0 ? nd->lo[d] : D == 1 ? _skel_near_split(nd->lo[d], nd->hi[d]) + 1
+                           : (uint64_t)floor((double)nd->lo[d] * pow((double)nd->hi[d] / (double)nd->lo[d], (double)c / g));
+                if (b > ehi || (ncut[d] > 0 && b <= cut[d][ncut[d] - 1])) continue;
+                cut[d][ncut[d]++] = b;
+            }
+            cut[d][ncut[d]] = ehi + 1;
         }
-        for (k = 0; k < (nd->closed ? 1 : 1 << D); ++k) {
+        for (m = 0; m < ncut[0] * (D == 2 ? ncut[1] : 1); ++m) {
             _skel_region r;
-            int empty = 0;
-            r.v = nd->closed ? nd->winner : -2;
+            size_t pt[2];
             for (d = 0; d < D; ++d) {
-                r.lo[d] = elo[d];
-                r.hi[d] = ehi[d];
-                if (!nd->closed) {
-                    if ((k >> d) & 1) r.lo[d] = b[d] + 1;
-                    else if (b[d] < r.hi[d]) r.hi[d] = b[d];
-                }
-                empty |= r.lo[d] > r.hi[d];
+                int c = d ? m / ncut[0] : m % ncut[0];
+                r.lo[d] = cut[d][c];
+                r.hi[d] = cut[d][c + 1] - 1;
+                pt[d] = D == 1 ? (size_t)r.lo[d] : (size_t)floor(sqrt((double)r.lo[d] * (double)r.hi[d]));
             }
-            if (empty) continue;
-            if (r.v == -2) {
-                size_t pt[2];
-                for (d = 0; d < D; ++d) pt[d] = (size_t)r.lo[d];
-                r.v = _skel_tree_pick(t, pt);
-            }
+            r.v = nd->closed ? nd->winner : _skel_tree_pick(t, pt);
             /* 1-D: merge with the previous region of the same variant (when
                only counting, the count is an upper bound) */
             if (D == 1 && out && n > 0 && out[n - 1].v == r.v && out[n - 1].hi[0] + 1 == r.lo[0]) {
@@ -7742,6 +8322,33 @@ static int _skel_regions(const _skel_tree *t, _skel_region *out)
     return n;
 }
 
+/* The variants that win somewhere in 2-D open leaf nd, for lookups to
+   interpolate only those: the winners on a 5 x 5 grid of the leaf, log
+   spaced; where more than 4 win, the 4 that win most of the grid. */
+static void _skel_interp_cands(const _skel_tree *t, _skel_pnode *nd)
+{
+    int cnt[_SKEL_MAX_PVARS], i, j, k, v, d;
+    uint64_t x[2];
+    memset(cnt, 0, sizeof cnt);
+    for (i = 0; i < 5; ++i)
+        for (j = 0; j < 5; ++j) {
+            for (d = 0; d < 2; ++d) {
+                double lo = (double)nd->lo[d], hi = (double)nd->hi[d];
+                x[d] = (uint64_t)floor(lo * pow(hi / lo, (d ? j : i) / 4.0) + 0.5);
+                if (x[d] < nd->lo[d]) x[d] = nd->lo[d];
+                if (x[d] > nd->hi[d]) x[d] = nd->hi[d];
+            }
+            if ((v = _skel_interp_pick(t, nd, NULL, x)) >= 0) cnt[v]++;
+        }
+    for (k = 0; k < 4; ++k) {
+        int b = -1;
+        for (v = 0; v < t->nvar; ++v)
+            if (cnt[v] > 0 && (b < 0 || cnt[v] > cnt[b])) b = v;
+        nd->part[k] = b;
+        if (b >= 0) cnt[b] = 0;
+    }
+}
+
 /* Flatten a 1-D tree into sorted ranges for fast lookups (0 or ENOMEM). */
 static int _skel_tree_index(_skel_tree *t)
 {
@@ -7752,11 +8359,14 @@ static int _skel_tree_index(_skel_tree *t)
     t->rstart = NULL;
     t->rvar = NULL;
     t->nreg = 0;
+    t->parts = 0;
     for (i = 0; i < t->nnodes; ++i) {       /* open leaves' answers, once */
+        _skel_pnode *nd = &t->nodes[i];
         int k;
         for (k = 0; k < 4; ++k)
-            t->nodes[i].part[k] = k < 1 << t->conf.dims && t->nodes[i].first_child < 0 && !t->nodes[i].closed
-                                ? _skel_open_pick(t, &t->nodes[i], k) : -1;
+            nd->part[k] = t->conf.dims == 1 && k < 2 && nd->first_child < 0 && !nd->closed
+                        ? _skel_open_pick(t, nd, k) : -1;
+        if (t->conf.dims == 2 && nd->first_child < 0 && !nd->closed) _skel_interp_cands(t, nd);
     }
     t->parts = 1;
     if (t->conf.dims != 1) return SKEL_OK;
@@ -7859,7 +8469,7 @@ static void _skel_dump_text(FILE *f, const _skel_tree *t, char (*labels)[64])
     skel_plan_stats_get(&pl, &st);
     if (c->prune < 0) snprintf(prune, sizeof prune, "off");
     else snprintf(prune, sizeof prune, "%g%%", 100 * c->prune);
-    fprintf(f, "skel plan \"%s\" (format %u)\n", c->id, _SKEL_PLAN_VERSION);
+    fprintf(f, "skel plan \"%s\" (format %u)\n", c->id, t->version ? t->version : _SKEL_PLAN_VERSION);
     if (c->kind)
         fprintf(f, "instance:  %s %s (%s%s%s), %s -> %s, %d input(s)%s\n", _skel_kind_label(c->kind), c->inst,
                 c->func, c->func[0] && c->red[0] ? ", " : "", c->red, _skel_types[c->in_type].name,
@@ -7885,6 +8495,9 @@ static void _skel_dump_text(FILE *f, const _skel_tree *t, char (*labels)[64])
     fprintf(f, "tuning:    %.3f s%s, %d measurements at %d points (%.6f%% of the space), %d nodes (%d closed, "
             "%d open leaves), depth %d\n", t->tune_seconds, c->cost_model ? " modelled" : "", t->measurements,
             t->npoints, 100 * st.explored, t->nnodes, st.closed_leaves, st.open_leaves, st.depth);
+    if (t->wall_seconds > 0)     /* tuned or loaded by skel_tune in this process */
+        fprintf(f, "wall:      %.3f s in skel_tune (%s)\n", t->wall_seconds,
+                t->pcost ? "warm-up, compiles, one-offs included; [s]: each point's measuring" : "loading the file");
     fprintf(f, "variants:\n");
     for (v = 0; v < t->nvar; ++v) {
         fprintf(f, "  v%d %s", v, labels[v]);
@@ -7895,6 +8508,7 @@ static void _skel_dump_text(FILE *f, const _skel_tree *t, char (*labels)[64])
     for (i = 0; i < t->npoints; ++i) {
         fprintf(f, "  p%d ", i);
         _skel_point_text(f, t, t->points[i].x);
+        if (t->pcost) fprintf(f, " [%.3g s]", t->pcost[i]);
         fprintf(f, ":");
         for (v = 0; v < t->nvar; ++v) {
             const double *rf = t->times + ((size_t)i * (size_t)t->nvar + (size_t)v) * 2;
@@ -7938,7 +8552,7 @@ static void _skel_dump_json(FILE *f, const _skel_tree *t, char (*labels)[64])
     memset(&pl, 0, sizeof pl);
     pl.tree = (_skel_tree *)t;
     skel_plan_stats_get(&pl, &st);
-    fprintf(f, "{\n  \"format\": %u,\n  \"id\": ", _SKEL_PLAN_VERSION);
+    fprintf(f, "{\n  \"format\": %u,\n  \"id\": ", t->version ? t->version : _SKEL_PLAN_VERSION);
     _skel_json_str(f, c->id);
     fprintf(f, ",\n  \"instance\": {\"kind\": ");
     _skel_json_str(f, c->kind ? _skel_kind_label(c->kind) : "none");
