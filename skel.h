@@ -5916,6 +5916,20 @@ static int _skel_open_pick(const _skel_tree *t, const _skel_pnode *nd, int k)
     return best;
 }
 
+/* The weight of corner k of node nd at x (inside it) in a multilinear
+   interpolation: the product over the axes of the share of the way from
+   the other end. */
+static double _skel_corner_weight(const _skel_tree *t, const _skel_pnode *nd, const uint64_t *x, int k)
+{
+    double w = 1, f;
+    int d;
+    for (d = 0; d < t->conf.dims; ++d) {
+        f = nd->hi[d] > nd->lo[d] ? (double)(x[d] - nd->lo[d]) / (double)(nd->hi[d] - nd->lo[d]) : 0;
+        w *= (k >> d) & 1 ? f : 1 - f;
+    }
+    return w;
+}
+
 /* 2-D open leaf nd: variant v's T(r) at x, interpolated bilinearly in
    rows and cols from the leaf's corners.  That is exact for costs a +
    b*rows + c*cols + d*rows*cols (a fixed cost, costs per row, per column
@@ -5928,8 +5942,7 @@ static int _skel_open_pick(const _skel_tree *t, const _skel_pnode *nd, int k)
    -1: it timed out or failed at a corner. */
 static double _skel_interp_time(const _skel_tree *t, const _skel_pnode *nd, int v, const uint64_t *x)
 {
-    double u = nd->hi[0] > nd->lo[0] ? (double)(x[0] - nd->lo[0]) / (double)(nd->hi[0] - nd->lo[0]) : 0, s = 0;
-    double w = nd->hi[1] > nd->lo[1] ? (double)(x[1] - nd->lo[1]) / (double)(nd->hi[1] - nd->lo[1]) : 0;
+    double s = 0;
     int k;
     for (k = 0; k < 4; ++k) {
         int p = nd->corner[k], b = t->points[p].winner;
@@ -5937,7 +5950,7 @@ static double _skel_interp_time(const _skel_tree *t, const _skel_pnode *nd, int 
         double tv = r0 >= 0 ? _skel_tree_time(t, p, v)
                   : b >= 0 && r0 == _SKEL_T_UNMEASURED ? 2 * _skel_tree_time(t, p, b) : -1;
         if (tv < 0) return -1;
-        s += tv * (k & 1 ? u : 1 - u) * (k & 2 ? w : 1 - w);
+        s += tv * _skel_corner_weight(t, nd, x, k);
     }
     return s;
 }
@@ -6123,7 +6136,7 @@ static double _skel_tree_predict(const _skel_tree *t, const size_t *point, int v
 {
     uint64_t x[2] = { 0, 0 };
     const _skel_pnode *nd;
-    double total = 0, scale = 1, w, r, f;
+    double total = 0, scale = 1, r;
     int d, k;
     for (d = 0; d < t->conf.dims; ++d) {
         x[d] = point[d] < t->conf.lower[d] ? t->conf.lower[d] : point[d];
@@ -6136,11 +6149,7 @@ static double _skel_tree_predict(const _skel_tree *t, const size_t *point, int v
     for (k = 0; k < 1 << t->conf.dims; ++k) {
         r = t->times[((size_t)nd->corner[k] * (size_t)t->nvar + (size_t)v) * 2];
         if (r < 0) return -1;
-        for (w = 1, d = 0; d < t->conf.dims; ++d) {
-            f = nd->hi[d] > nd->lo[d] ? (double)(x[d] - nd->lo[d]) / (double)(nd->hi[d] - nd->lo[d]) : 0;
-            w *= (k >> d) & 1 ? f : 1 - f;
-        }
-        total += w * r;
+        total += _skel_corner_weight(t, nd, x, k) * r;
     }
     return total * scale;
 }
@@ -6153,15 +6162,16 @@ static int _skel_plan_at(const skel_plan *p, const _skel_shape *sh, int place, _
     const _skel_tree *t = p->tree;
     int i, best = -1, b;
     double bt = -1, ti;
+    size_t pt[2];
     *time = -1;
     if (!t) {
         if (!_skel_plan_pick(p, sh, v) || _skel_backends[v->backend].space != place) return 0;
         return 1;
     }
-    if (t->conf.dims != sh->dims) return 0;
+    if (!_skel_shape_point(sh, t->conf.dims, pt)) return 0;
     for (i = 0; i < t->nvar; ++i) {
         if ((b = t->vars[i].index) < 0 || _skel_backends[b].space != place) continue;
-        if ((ti = _skel_tree_predict(t, sh->point, i)) >= 0 && (best < 0 || ti < bt)) { best = i; bt = ti; }
+        if ((ti = _skel_tree_predict(t, pt, i)) >= 0 && (best < 0 || ti < bt)) { best = i; bt = ti; }
     }
     if (best < 0) return 0;
     v->backend = t->vars[best].index;
