@@ -6853,7 +6853,7 @@ static void _skel_tune_defaults(const skel_tune_desc *d, _skel_tconf *c)
         if (sk && (sk->kind == SKEL_KIND_OVERLAP2D || sk->kind == SKEL_KIND_MAPARRAY)) c->dims = 2;
         if (sk && (sk->kind == SKEL_KIND_OVERLAP || sk->kind == SKEL_KIND_REDUCE) && c->direction) c->dims = 2;
         /* a (row, col) index: the cost per element may depend on the shape */
-        if (sk && sk->index_mode == 2 && (sk->kind == SKEL_KIND_MAP || (sk->kind == SKEL_KIND_MAPREDUCE && sk->nin)))
+        if (sk && sk->index_mode == 2 && (sk->kind == SKEL_KIND_MAP || sk->kind == SKEL_KIND_MAPREDUCE))
             c->dims = 2;
         if (sk && sk->kind == SKEL_KIND_SCAN && c->direction == SKEL_ROWS) c->dims = 2;
     }
@@ -7089,7 +7089,11 @@ static int _skel_synth_make(_skel_tuner *T, const uint64_t *x, _skel_synth *s)
             s->call.direction = SKEL_WHOLE;
             s->call.result = s->result;
         }
-        if (nin == 0 && sk->index_mode == 2) {     /* index only, (row, col): a grid of n, near square */
+        if (nin == 0 && c->dims == 2) {            /* index only, 2-D: the point's grid */
+            s->call.count = 0;
+            s->call.rows = n;
+            s->call.cols = m;
+        } else if (nin == 0 && sk->index_mode == 2) {     /* index only, (row, col): a grid of n, near square */
             size_t r = (size_t)sqrt((double)n);
             while (r > 1 && n % r) --r;
             s->call.count = 0;
@@ -7119,7 +7123,6 @@ static int _skel_synth_make(_skel_tuner *T, const uint64_t *x, _skel_synth *s)
         s->call.in[i] = s->in[i];
     }
     s->call.out = s->out;
-    if (sk->kind == SKEL_KIND_MAPREDUCE && !sk->nin) s->call.count = (size_t)x[0];   /* indices 0..n-1 */
     pt[0] = (size_t)x[0];
     pt[1] = c->dims == 2 ? (size_t)x[1] : 1;
     if (T->d->prepare) T->d->prepare(&s->call, pt, T->d->user);
