@@ -324,14 +324,15 @@
          elements); MapOverlap on a matrix (dims = 2, or a direction in the
          template call), MapOverlap2D and Reduce by rows / columns: rows x
          cols; MapArray: length of in[0] x length of in[1].  Map, Scan and
-         MapReduce (with inputs) tune in 2-D too, on rows x cols of their
-         matrices (the synthetic operands are matrices of that shape): by
+         MapReduce tune in 2-D too, on rows x cols of their matrices (the
+         synthetic operands are matrices of that shape; an index-only
+         MapReduce runs over call.rows x call.cols of the point): by
          default when the cost per element may depend on the shape, i.e. a
          Map or MapReduce with a (row, col) index (SKEL_INDEX2D) and a
          row-wise Scan (direction SKEL_ROWS in the template); dims = 2 asks
          for it otherwise.  A 2-D plan answers a vector call at 1 x n, a
-         1-D plan a matrix call at rows * cols.  (A MapReduce without
-         inputs reduces indices 0..count-1: 1-D only.)
+         1-D plan a matrix call at rows * cols (an index-only MapReduce:
+         its grid, or 1 x call.count).
        - The root box's 2^D corners are measured with every variant; then,
          level by level, each node whose corners agree on a winner is a
          closed leaf, the others split into 2^D children, until max_depth,

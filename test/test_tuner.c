@@ -1016,6 +1016,7 @@ SKEL_TEST(tuner_reduces_2d_skeletons_to_rows_by_cols)
 SKEL_FUNC(float, tt_at, (skel_index r, skel_index c), return (float)(r * 3 + c);)
 SKEL_MAP_EX(tt_grid, tt_at, float, float, 0, SKEL_INDEX2D, SKEL_NO_UNIFORM)
 SKEL_SCAN(tt_scan, tt_add, float)
+SKEL_MAPREDUCE_INDEX(tt_gridsum, tt_at, tt_add, float, SKEL_INDEX2D, SKEL_NO_UNIFORM)
 
 /* seq costs a microsecond a row, omp/1 one a column: which wins depends on
    the shape, not on the element count */
@@ -1066,32 +1067,35 @@ SKEL_TEST(tuner_2d_index_map_answers_by_rows_and_cols)
     skel_plan_free(p);
 }
 
-/* Real 2-D tunings of a Map, a MapReduce and a row-wise exclusive Scan on
-   matrices (seq only, a few points): the synthetic operands are matrices
-   of the point's shape, and the tuned instances then compute right. */
+/* Real 2-D tunings of a Map, a MapReduce, a row-wise exclusive Scan on
+   matrices and an index-only MapReduce over a (row, col) grid (seq only, a
+   few points): the synthetic operands are matrices (or call.rows x
+   call.cols) of the point's shape, and the tuned instances then compute
+   right. */
 SKEL_TEST(tuner_tunes_map_mapreduce_and_scan_on_matrices)
 {
     static const float zero = 0;
-    skel_skeleton *sks[3];
+    skel_skeleton *sks[4];
     skel_call tmpl;
     skel_tune_desc d;
-    skel_plan *p[3];
+    skel_plan *p[4];
     skel_plan_stats st;
     skel_mat *a, *b, *r;
-    float *pa, *pb, dot = 0;
+    float *pa, *pb, dot = 0, gsum = 0;
     const float *pr;
     size_t i, j, R = 37, C = 53;
     int k;
-    sks[0] = tt_vadd; sks[1] = tt_dot; sks[2] = tt_scan;
+    sks[0] = tt_vadd; sks[1] = tt_dot; sks[2] = tt_scan; sks[3] = tt_gridsum;
     memset(&tmpl, 0, sizeof tmpl);
     tmpl.direction = SKEL_ROWS;
     tmpl.exclusive = 1;
     tmpl.init = &zero;
-    for (k = 0; k < 3; ++k) {
+    for (k = 0; k < 4; ++k) {
+        static const char *ids[4] = { "test-map2d", "test-dot2d", "test-scan2d", "test-gridsum2d" };
         memset(&d, 0, sizeof d);
-        d.id = k == 0 ? "test-map2d" : k == 1 ? "test-dot2d" : "test-scan2d";
+        d.id = ids[k];
         d.sk = sks[k];
-        d.dims = k < 2 ? 2 : 0;             /* a row-wise Scan is 2-D by default */
+        d.dims = k < 2 ? 2 : 0;             /* a row-wise Scan and a (row, col) index are 2-D by default */
         d.call = k == 2 ? &tmpl : NULL;
         d.backends = "seq";
         d.lower[0] = d.lower[1] = 2;
@@ -1127,8 +1131,16 @@ SKEL_TEST(tuner_tunes_map_mapreduce_and_scan_on_matrices)
             float s = 0;
             for (j = 0; j < C; ++j) { ST_CHECK(pr[i * C + j] == s); s += pa[i * C + j]; }
         }
+        memset(&tmpl, 0, sizeof tmpl);      /* integers below 2^24: exact in any order */
+        tmpl.rows = R;
+        tmpl.cols = C;
+        tmpl.result = &got;
+        for (i = 0; i < R; ++i)
+            for (j = 0; j < C; ++j) gsum += (float)(i * 3 + j);
+        ST_OK(skel_run(tt_gridsum, &tmpl));
+        ST_CHECK(got == gsum);
     }
-    for (k = 0; k < 3; ++k) { skel_set_plan(sks[k], NULL); skel_plan_free(p[k]); }
+    for (k = 0; k < 4; ++k) { skel_set_plan(sks[k], NULL); skel_plan_free(p[k]); }
     skel_free(a); skel_free(b); skel_free(r);
 }
 
