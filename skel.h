@@ -355,6 +355,15 @@
        - Corners "agree" when one variant is within `tolerance` (3%) of the
          best at every corner (timing noise would otherwise split forever
          where variants tie); tolerance < 0 is the paper's strict rule.
+       - Ties on the CPU: where seq or a pool variant is the fastest (at a
+         point, over a leaf's corners, or interpolated in a 2-D open leaf),
+         the pool variant with the most threads within `tolerance` of it
+         is the answer.  The pool's caller takes the chunks its workers do
+         not get to, so pool/k costs at most a wake-up more than seq where
+         its threads find no free core (a busy phase of a shared machine:
+         the one way they tie) and up to k times less where they do.  On
+         the 2-vCPU VM with a competing spinner, pool/2 tied seq at points
+         tuned in one phase and took half seq's time in the next.
        - Pruning: once the root and its children are measured, and again at
          each deeper level, a variant that was never within `prune` (25%) of
          the best at any point measured so far, and is not within it anywhere
@@ -552,7 +561,8 @@
                 tune on rows x cols; interleaved sample rounds, lower
                 medians, F shared per data-moving backend; the budget buys
                 a tree (cheaper splits first, refinement last); 2-D open
-                leaves interpolate; desc.backends, the result's location
+                leaves interpolate; ties on the CPU go to the pool variant
+                with more threads; desc.backends, the result's location
                 follows the inputs, wall_seconds; plan format 2;
                 bench/eval2d.c (bench/results/tuner2d.md).
               - Streams (STREAMS): stages, Pipeline, Comp and Farm nodes
@@ -5749,6 +5759,7 @@ typedef struct _skel_range {
 } _skel_range;
 
 /* One entry of a tree's variant table, by name so that a file carries it. */
+#define _SKEL_MAX_PVARS 256         /* variants a tuning or plan file may hold */
 typedef struct _skel_pvar {
     char backend[16];
     int threads, block, grid, devices;
@@ -5852,6 +5863,45 @@ static int _skel_tree_best(const _skel_tree *t, int p)
     return best;
 }
 
+/* The threads a variant brings to a tie on the CPU: seq 1, pool/k k,
+   anything else 0 (no preference). */
+static int _skel_tie_threads(const _skel_tree *t, int v)
+{
+    const _skel_pvar *pv = &t->vars[v];
+    if (strcmp(pv->backend, "seq") == 0) return 1;
+    if (strcmp(pv->backend, "pool") == 0) return pv->threads > 1 ? pv->threads : 1;
+    return 0;
+}
+
+/* Ties on the CPU go to the pool variant with the most threads: best (the
+   least of the times tv[], -1: none), or, where best is seq or a pool
+   variant, the pool variant with the most threads within `tolerance` of
+   it.  The pool's caller takes every chunk its workers do not get to in
+   time, so pool/k costs at most a wake-up more than seq (or pool/j, j < k)
+   where its threads find no free core - on a shared machine in a busy
+   phase, the one way they tie - and up to k/j times less in the phases
+   where they do.  On the 2-vCPU VM with a spinner, Sobel's pool/2 tied seq
+   (11.96 against 11.93 us) at a point tuned in one phase and took half of
+   seq's time in the next; the plan had answered seq. */
+static int _skel_tie_break(const _skel_tree *t, int best, const double *tv)
+{
+    int v, b = best;
+    if (best < 0 || t->conf.tolerance <= 0 || !_skel_tie_threads(t, best)) return best;
+    for (v = 0; v < t->nvar; ++v)
+        if (tv[v] >= 0 && tv[v] <= tv[best] * (1 + t->conf.tolerance) && _skel_tie_threads(t, v) > _skel_tie_threads(t, b))
+            b = v;
+    return b;
+}
+
+/* The winner at p: the fastest, ties on the CPU broken by _skel_tie_break. */
+static int _skel_point_winner(const _skel_tree *t, int p)
+{
+    double tv[_SKEL_MAX_PVARS];
+    int v;
+    for (v = 0; v < t->nvar; ++v) tv[v] = _skel_tree_time(t, p, v);
+    return _skel_tie_break(t, _skel_tree_best(t, p), tv);
+}
+
 /* Descend to the leaf holding x (clamped into the root box). */
 static int _skel_tree_leaf(const _skel_tree *t, const uint64_t *x)
 {
@@ -5911,6 +5961,7 @@ static int _skel_open_pick(const _skel_tree *t, const _skel_pnode *nd, int k)
     for (v = 0; v < t->nvar; ++v) {
         tv = _skel_tree_time(t, p, v);
         if (v == w || tv < 0 || tv > tw * (1 + t->conf.tolerance)) continue;
+        if (_skel_tie_threads(t, v) && _skel_tie_threads(t, v) < _skel_tie_threads(t, w)) continue;   /* _skel_tie_break */
         if (bs < 0) bs = _skel_leaf_score(t, nd, w);
         if ((sc = _skel_leaf_score(t, nd, v)) < bs) { best = v; bs = sc; }
     }
@@ -5961,12 +6012,13 @@ static double _skel_interp_time(const _skel_tree *t, const _skel_pnode *nd, int 
 static int _skel_interp_pick(const _skel_tree *t, const _skel_pnode *nd, const int *cand, const uint64_t *x)
 {
     int i, v, best = -1;
-    double bt = 0, tv;
+    double tv[_SKEL_MAX_PVARS];
+    for (v = 0; v < t->nvar; ++v) tv[v] = -1;
     for (i = 0; cand ? i < 4 && cand[i] >= 0 : i < t->nvar; ++i) {
         v = cand ? cand[i] : i;
-        if ((tv = _skel_interp_time(t, nd, v, x)) >= 0 && (best < 0 || tv < bt)) { best = v; bt = tv; }
+        if ((tv[v] = _skel_interp_time(t, nd, v, x)) >= 0 && (best < 0 || tv[v] < tv[best])) best = v;
     }
-    return best;
+    return _skel_tie_break(t, best, tv);
 }
 
 /* The variant for x: a closed leaf's winner; in a 2-D open leaf the least
@@ -6274,7 +6326,6 @@ int skel_plan_stats_get(const skel_plan *p, skel_plan_stats *out)
 #define _SKEL_PLAN_MAGIC "SKELPLAN"
 #define _SKEL_PLAN_VERSION 2u        /* 2: 2-D open leaves interpolate; 2-D Map, Scan, MapReduce */
 #define _SKEL_PLAN_HEADER 24        /* magic, version, flags, payload length */
-#define _SKEL_MAX_PVARS 256
 #define _SKEL_MAX_TREE (1 << 20)    /* points or nodes a file may hold */
 
 /* ---- little-endian buffers ---- */
@@ -7714,8 +7765,8 @@ static void _skel_recheck_order(_skel_tuner *T, int p, _skel_synth *sp)
                     go = pt[i] == p ? _skel_look_again(T, p, v, &sp, &pstore) : _skel_look_again(T, q, v, &sq, &qstore);
         }
         if (sq) _skel_synth_free(sq);
-        t->points[a].winner = _skel_tree_best(t, a);
-        t->points[b].winner = _skel_tree_best(t, b);
+        t->points[a].winner = _skel_point_winner(t, a);
+        t->points[b].winner = _skel_point_winner(t, b);
     }
     if (sp && sp != given) _skel_synth_free(sp);
 }
@@ -7784,7 +7835,7 @@ static int _skel_tune_point(_skel_tuner *T, const uint64_t *x)
     _skel_point_one_offs(T, p);
     SKEL_FREE(order);
     t->npoints++;
-    t->points[p].winner = _skel_tree_best(t, p);
+    t->points[p].winner = _skel_point_winner(t, p);
     _skel_recheck_order(T, p, T->d->cost ? NULL : &s);
     if (!T->d->cost) _skel_synth_free(&s);
     T->pcost[p] = _skel_tune_elapsed(T) - t0;
@@ -7793,14 +7844,16 @@ static int _skel_tune_point(_skel_tuner *T, const uint64_t *x)
 }
 
 /* The variant within tolerance of the best at every corner of node i (the
-   one with the smallest worst ratio), or -1. */
+   one with the smallest worst ratio, ties on the CPU broken by
+   _skel_tie_break), or -1. */
 static int _skel_node_agree(const _skel_tree *t, int i)
 {
     const _skel_pnode *nd = &t->nodes[i];
     int v, k, best = -1;
-    double bw = 0;
+    double bw = 0, ws[_SKEL_MAX_PVARS];
     for (v = 0; v < t->nvar; ++v) {
         double worst = 0;
+        ws[v] = -1;
         for (k = 0; k < 1 << t->conf.dims; ++k) {
             int p = nd->corner[k], w = t->points[p].winner;
             double tv = _skel_tree_time(t, p, v), tb, ratio;
@@ -7810,9 +7863,10 @@ static int _skel_node_agree(const _skel_tree *t, int i)
             if (ratio > worst) worst = ratio;
         }
         if (k < 1 << t->conf.dims || worst > 1 + t->conf.tolerance) continue;
+        ws[v] = worst;
         if (best < 0 || worst < bw) { best = v; bw = worst; }
     }
-    return best;
+    return _skel_tie_break(t, best, ws);
 }
 
 /* Add a node for box lo..hi and measure its corners; < 0 on error, 1 when
@@ -8017,7 +8071,7 @@ static int _skel_tune_refine(_skel_tuner *T)
             _skel_round(T, &s, p, list, n, T->share + (size_t)p * (size_t)t->nvar, 0);
         }
         if (!T->d->cost) _skel_synth_free(&s);
-        t->points[p].winner = _skel_tree_best(t, p);
+        t->points[p].winner = _skel_point_winner(t, p);
     }
     SKEL_FREE(idx);
     return SKEL_OK;
@@ -8168,11 +8222,6 @@ int skel_tune(const skel_tune_desc *d, skel_plan **plan)
             _skel_tree_free(t);
             return _skel_fail(SKEL_EINVAL, "skel_tune %s: %s calls reduce to 2-D context points, not 1-D", d->id,
                               _skel_kind_name(k));
-        }
-        if (k == SKEL_KIND_MAPREDUCE && !d->sk->nin && dm != 1) {
-            _skel_tree_free(t);
-            return _skel_fail(SKEL_EINVAL, "skel_tune %s: a MapReduce without inputs reduces indices "
-                              "0..count-1: 1-D context points, not 2-D", d->id);
         }
     }
     t->version = _SKEL_PLAN_VERSION;

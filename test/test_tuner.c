@@ -355,6 +355,62 @@ SKEL_TEST(tuner_rounds_outlast_a_burst_on_one_variant)
     skel_plan_free(p);
 }
 
+/* seq, pool/2 and pool/4 on a busy machine: the pool variants' workers
+   find no free core, so each costs seq's time plus a little (user: pool/2's
+   and pool/4's time over seq's). */
+static double busy_cost(const skel_variant *v, const size_t *pt, double *once, void *user)
+{
+    const double *slow = (const double *)user;
+    double seq = 1e-6 + 1e-9 * (double)pt[0] * (double)pt[1];
+    (void)once;
+    return v->backend[0] == 's' ? seq : (v->threads == 2 ? slow[0] : slow[1]) * seq;
+}
+
+/* A tie within tolerance between seq and pool variants goes to the most
+   threads (the phase where they find their cores pays up to 4 times);
+   a pool variant 10% slower still loses.  1-D (points, 1-D open leaves)
+   and 2-D (node agreement, interpolated open leaves). */
+SKEL_TEST(tuner_cpu_tie_goes_to_the_pool_variant_with_more_threads)
+{
+    static const skel_variant cpu[] = { { .backend = "seq" }, { .backend = "pool", .threads = 2 },
+                                        { .backend = "pool", .threads = 4 } };
+    static const size_t at[4][2] = { { 10, 10 }, { 700, 300 }, { 16, 2048 }, { 3000, 3000 } };
+    double slow[2];
+    skel_tune_desc d;
+    skel_plan *p;
+    skel_variant v;
+    int dims, k, i;
+    for (dims = 1; dims <= 2; ++dims)
+        for (k = 0; k < 2; ++k) {
+            memset(&d, 0, sizeof d);
+            d.id = "tie";
+            d.dims = dims;
+            d.lower[0] = d.lower[1] = 10;
+            d.upper[0] = d.upper[1] = dims == 1 ? 9000000 : 3000;
+            d.cost = busy_cost;
+            d.user = slow;
+            d.variants = cpu;
+            d.nvariants = 3;
+            d.nofile = 1;
+            d.quiet = 1;
+            slow[0] = k ? 1.10 : 1.01;      /* k = 0: within the 3% tolerance */
+            slow[1] = k ? 1.20 : 1.02;
+            ST_OK(skel_tune(&d, &p));
+            for (i = 0; i < 4; ++i) {
+                size_t pt[2];
+                pt[0] = dims == 1 ? at[i][0] * at[i][1] : at[i][0];
+                pt[1] = at[i][1];
+                ST_OK(skel_plan_lookup_point(p, pt, dims, &v));
+                if (k == 0 && (strcmp(v.backend, "pool") != 0 || v.threads != 4))
+                    ST_FAIL("%d-D, a tie at %zu x %zu answers %s/%d, not pool/4", dims, at[i][0], at[i][1], v.backend, v.threads);
+                if (k == 1 && strcmp(v.backend, "seq") != 0)
+                    ST_FAIL("%d-D, at %zu x %zu pool loses by 10%% and the plan answers %s/%d", dims, at[i][0], at[i][1],
+                            v.backend, v.threads);
+            }
+            skel_plan_free(p);
+        }
+}
+
 SKEL_TEST(tuner_open_leaf_answers_nearest_corner)
 {
     model m = model_abc();
@@ -1216,7 +1272,8 @@ SKEL_TEST(tuner_rejects_bad_descriptions)
     d.dims = 2;
     d.lower[1] = 1; d.upper[1] = 10;
     d.sk = tt_isum;
-    ST_EQ_INT(skel_tune(&d, &p), SKEL_EINVAL);          /* a MapReduce of indices is 1-D */
+    d.dims = 3;
+    ST_EQ_INT(skel_tune(&d, &p), SKEL_EINVAL);          /* 1-D or 2-D only */
     d.sk = tt_jacobi;
     d.dims = 1;
     ST_EQ_INT(skel_tune(&d, &p), SKEL_EINVAL);          /* MapOverlap2D is 2-D */
