@@ -569,6 +569,12 @@
                 with CPU and GPU workers, bounded queues, on-demand and
                 ordered farms, measured service times, utilisation and
                 queue occupancy; threads from the worker pool.
+              - The worker pool and the pool backend (the default parallel
+                backend; omp stays): one set of pthreads skel owns, chunks
+                claimed as they come, the calling thread working too,
+                asynchronous tasks; SKEL_THREADS, SKEL_PIN.  Operators
+                declared with SKEL_FUNC_COMMUTATIVE reduce in interleaved
+                vector lanes.
               - Places (the host, each GPU) and a per-thread place binding
                 for workers; SKEL_TRACE=file records a timeline (calls,
                 tasks, copies per worker and place).
@@ -2186,8 +2192,10 @@ int _skel_trace_flush(void)
        before timing a first call, as it wakes OpenMP's threads.
    _skel_pool_stop()
        Stop and join every worker (in-flight chunks and queued tasks are
-       finished first).  Registered with atexit when the pool first
-       starts; tests call it to start and stop the pool many times.
+       finished first); nothing from a worker thread.  Registered with
+       atexit when the pool first starts; tests call it to start and stop
+       the pool many times.  The child of a fork() starts workers of its
+       own (the parent's calls in flight and queued tasks are not its).
    _skel_pool_threads()
        Workers running now (for tests and logs).
    _skel_pool_reserve(n)
@@ -2229,7 +2237,8 @@ int _skel_trace_flush(void)
    operations, so one of them sees the other).
    --------------------------------------------------------------------- */
 #ifndef SKEL_POOL_SPIN_US
-#define SKEL_POOL_SPIN_US 100   /* how long an idle worker or a waiting caller spins before sleeping */
+#define SKEL_POOL_SPIN_US 100   /* how long an idle worker spins before sleeping (a waiting
+                                   caller: twice its chunk time, 5 us up to this) */
 #endif
 #define _SKEL_POOL_MAX 256      /* the widest call: the caller and 255 workers */
 #define _SKEL_POOL_SLOTS 64     /* parallel-fors in flight at once; more run on their caller alone */
@@ -2337,6 +2346,7 @@ static struct {
 } _skel_pool;
 
 static _SKEL_TLS unsigned _skel_pool_hint;  /* where this thread looks for a free slot first */
+static _SKEL_TLS int _skel_pool_self;       /* 1 + worker index on a worker thread, else 0 */
 
 /* Spin until *p differs from seen (1) or SKEL_POOL_SPIN_US pass (0). */
 static int _skel_spin_while(const unsigned *p, unsigned seen)
@@ -2353,41 +2363,50 @@ static int _skel_spin_while(const unsigned *p, unsigned seen)
     }
 }
 
-/* Bump the epoch and wake up to `want` sleeping workers. */
-static void _skel_pool_publish(int want)
+/* Wake one sleeping worker. */
+static void _skel_pool_wake_one(void)
 {
-    int sleeping;
-    __atomic_add_fetch(&_skel_pool.epoch, 1u, __ATOMIC_SEQ_CST);
-    if ((sleeping = _SKEL_SC_LOAD(&_skel_pool.sleepers)) == 0 || want <= 0) return;
     pthread_mutex_lock(&_skel_pool_mu);
-    if (want >= sleeping) pthread_cond_broadcast(&_skel_pool_work_cv);
-    else while (want-- > 0) pthread_cond_signal(&_skel_pool_work_cv);
+    pthread_cond_signal(&_skel_pool_work_cv);
     pthread_mutex_unlock(&_skel_pool_mu);
 }
 
-/* Claim and run chunks of slot s until none are left; 1 if it ran any.
-   The finisher of the last chunk wakes a sleeping owner. */
+/* Bump the epoch and, if `want` helpers are wanted and workers sleep,
+   wake one or two: each worker that joins a call wakes the next one while
+   the call wants more (_skel_slot_help), so the wake-ups spread as a tree
+   off the caller's path, instead of a broadcast that woke every sleeper
+   into a queue on the mutex. */
+static void _skel_pool_publish(int want)
+{
+    __atomic_add_fetch(&_skel_pool.epoch, 1u, __ATOMIC_SEQ_CST);
+    if (want <= 0 || _SKEL_SC_LOAD(&_skel_pool.sleepers) == 0) return;
+    _skel_pool_wake_one();
+    if (want > 1 && _SKEL_SC_LOAD(&_skel_pool.sleepers) > 1) _skel_pool_wake_one();
+}
+
 /* Claim and run chunks of slot s until none are left, home range first
    (worker k's home: 1 + k mod (ranges - 1); the owner, k < 0: range 0);
-   1 if it ran any.  The finisher of the last chunk wakes a sleeping owner. */
-static int _skel_slot_work(_skel_slot *s, int k)
+   how many it ran.  The thread whose count completes `done` wakes a
+   sleeping owner. */
+static size_t _skel_slot_work(_skel_slot *s, int k)
 {
-    size_t parts = (size_t)s->parts, ranges = (size_t)s->ranges, p, r, lo, hi, end;
+    size_t parts = (size_t)s->parts, ranges = (size_t)s->ranges, p, r, lo, hi, end, ran = 0;
     size_t home = k < 0 || ranges < 2 ? 0 : 1 + (size_t)k % (ranges - 1);
-    int ran = 0;
     for (r = 0; r < ranges; ++r) {
         size_t h = (home + r) % ranges;
         _skel_part_range(parts, ranges, h, &lo, &end);
+        if (__atomic_load_n(&s->cur[h].next, __ATOMIC_RELAXED) >= end) continue;   /* (a read shares the line) */
         while ((p = __atomic_fetch_add(&s->cur[h].next, 1, __ATOMIC_RELAXED)) < end) {
             _skel_part_range(s->n, parts, p, &lo, &hi);
             s->body(s->ctx, (int)p, lo, hi);
-            ran = 1;
-            if (__atomic_add_fetch(&s->done, 1, __ATOMIC_SEQ_CST) == parts && _SKEL_SC_LOAD(&s->owner_sleeps)) {
-                pthread_mutex_lock(&_skel_pool_mu);
-                pthread_cond_broadcast(&_skel_pool_done_cv);
-                pthread_mutex_unlock(&_skel_pool_mu);
-            }
+            ++ran;
         }
+    }
+    /* count them once, not per chunk: one line transfer per thread */
+    if (ran && __atomic_add_fetch(&s->done, ran, __ATOMIC_SEQ_CST) == parts && _SKEL_SC_LOAD(&s->owner_sleeps)) {
+        pthread_mutex_lock(&_skel_pool_mu);
+        pthread_cond_broadcast(&_skel_pool_done_cv);
+        pthread_mutex_unlock(&_skel_pool_mu);
     }
     return ran;
 }
@@ -2400,7 +2419,9 @@ static int _skel_slot_help(_skel_slot *s, int k)
     do {
         if (_SKEL_SLOT_PHASE(st) != _SKEL_SLOT_OPEN || _SKEL_SLOT_IN(st) >= _SKEL_SLOT_CAP(st)) return 0;
     } while (!__atomic_compare_exchange_n(&s->state, &st, st + 1, 1, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
-    ran = _skel_slot_work(s, k);
+    if (_SKEL_SLOT_IN(st) + 1 < _SKEL_SLOT_CAP(st) && _SKEL_SC_LOAD(&_skel_pool.sleepers) > 0)
+        _skel_pool_wake_one();      /* the call wants more helpers: pass the wake-up on */
+    ran = _skel_slot_work(s, k) > 0;
     st = __atomic_load_n(&s->state, __ATOMIC_RELAXED);
     do {    /* leave; the last helper out of a closed slot frees it */
         nst = _SKEL_SLOT_PHASE(st) == _SKEL_SLOT_CLOSED && _SKEL_SLOT_IN(st) == 1 ? 0u : st - 1;
@@ -2446,8 +2467,6 @@ static void _skel_pool_pin(int k)
 #endif
 }
 
-static _SKEL_TLS int _skel_pool_self;   /* 1 + worker index on a worker thread, else 0 */
-
 static void *_skel_pool_worker(void *arg)
 {
     int i;
@@ -2473,7 +2492,29 @@ static void *_skel_pool_worker(void *arg)
 }
 
 void _skel_pool_stop(void);
-static void _skel_pool_atexit(void) { atexit(_skel_pool_stop); }
+
+/* In the child of a fork() only the forking thread exists: forget the
+   parent's workers, calls in flight and queued tasks (the child starts
+   workers of its own when it needs them).  The lock may have been held
+   by a thread that is gone, so it is made again. */
+static void _skel_pool_forked(void)
+{
+    int i;
+    pthread_mutex_init(&_skel_pool_mu, NULL);
+    pthread_cond_init(&_skel_pool_work_cv, NULL);
+    pthread_cond_init(&_skel_pool_done_cv, NULL);
+    _skel_pool.nthreads = _skel_pool.stopping = _skel_pool.stop = 0;
+    _skel_pool.sleepers = _skel_pool.task_waiters = _skel_pool.reserved = 0;
+    _skel_pool.active = 0;
+    _skel_pool.head = _skel_pool.tail = NULL;
+    for (i = 0; i < _SKEL_POOL_SLOTS; ++i) _skel_pool.slots[i].state = 0;
+}
+
+static void _skel_pool_atexit(void)
+{
+    atexit(_skel_pool_stop);
+    pthread_atfork(NULL, NULL, _skel_pool_forked);
+}
 
 /* Make sure `want` workers run (at most _SKEL_POOL_MAX - 1); fewer if
    threads cannot be created, which only costs parallelism. */
@@ -2507,6 +2548,7 @@ static void _skel_pool_start(int want)
 void _skel_pool_stop(void)
 {
     int i, n;
+    if (_skel_pool_self) return;    /* a worker cannot join itself (a task that calls exit) */
     pthread_mutex_lock(&_skel_pool_mu);
     if (_skel_pool.stopping) { pthread_mutex_unlock(&_skel_pool_mu); return; }
     _skel_pool.stopping = 1;
@@ -2534,7 +2576,10 @@ void _skel_pool_reserve(int n)
 void _skel_pool_wake(int width)
 {
     _skel_pool_start(width - 1);
-    _skel_pool_publish(width - 1);
+    __atomic_add_fetch(&_skel_pool.epoch, 1u, __ATOMIC_SEQ_CST);
+    pthread_mutex_lock(&_skel_pool_mu);
+    pthread_cond_broadcast(&_skel_pool_work_cv);    /* every sleeper spins again */
+    pthread_mutex_unlock(&_skel_pool_mu);
 }
 
 /* A free slot, now WRITING, or NULL when all are in use. */
@@ -2553,8 +2598,14 @@ static _skel_slot *_skel_slot_take(void)
     return NULL;
 }
 
-/* Wait until every chunk of the owner's slot is done: spin, then sleep. */
-static void _skel_slot_wait(_skel_slot *s)
+/* Wait until every chunk of the owner's slot is done: spin for `spin`
+   seconds, then sleep.  The chunks not done are being computed by helpers;
+   one that is not done after twice the time a chunk took the owner has
+   been descheduled by the OS, and sleeping frees the owner's core for it
+   (the scheduler moves a waiting thread to an idle core at once): a call
+   then costs a migration, not the time slice of whatever runs on the
+   helper's core. */
+static void _skel_slot_wait(_skel_slot *s, double spin)
 {
     size_t parts = (size_t)s->parts;
     double end = 0;
@@ -2564,7 +2615,7 @@ static void _skel_slot_wait(_skel_slot *s)
             if (_SKEL_LOAD(&s->done) == parts) return;
             _SKEL_PAUSE();
         }
-        if (end == 0) end = _skel_now() + 1e-6 * SKEL_POOL_SPIN_US;
+        if (end == 0) end = _skel_now() + spin;
         else if (_skel_now() > end) break;
     }
     __atomic_store_n(&s->owner_sleeps, 1, __ATOMIC_SEQ_CST);
@@ -2577,7 +2628,8 @@ void _skel_pool_for(int width, int parts, size_t n, _skel_body body, void *ctx)
 {
     _skel_slot *s;
     unsigned i, st, nst, helpers;
-    size_t r;
+    size_t r, mine;
+    double t0;
     if (width > _SKEL_POOL_MAX) width = _SKEL_POOL_MAX;
     helpers = (unsigned)(width < parts ? width : parts) - 1;
     if (parts <= 1 || width <= 1) { _skel_pool_inline(parts, n, body, ctx); return; }
@@ -2596,8 +2648,10 @@ void _skel_pool_for(int width, int parts, size_t n, _skel_body body, void *ctx)
     __atomic_store_n(&s->state, ((unsigned)_SKEL_SLOT_OPEN << 20) | (helpers << 10), __ATOMIC_RELEASE);
     __atomic_fetch_or(&_skel_pool.active, (uint64_t)1 << i, __ATOMIC_RELEASE);
     _skel_pool_publish((int)helpers);
-    _skel_slot_work(s, -1);
-    _skel_slot_wait(s);
+    t0 = _skel_now();
+    mine = _skel_slot_work(s, -1);
+    t0 = mine ? 2 * (_skel_now() - t0) / (double)mine : 0;
+    _skel_slot_wait(s, t0 < 5e-6 ? 5e-6 : t0 > 1e-6 * SKEL_POOL_SPIN_US ? 1e-6 * SKEL_POOL_SPIN_US : t0);
     __atomic_fetch_and(&_skel_pool.active, ~((uint64_t)1 << i), __ATOMIC_RELAXED);
     st = __atomic_load_n(&s->state, __ATOMIC_RELAXED);
     do {    /* close; free it now if no helper is inside */
@@ -3331,8 +3385,9 @@ typedef struct _skel_cpu_ctx {
     _skel_job job;
     size_t esz, n, rows, cols;
     int exclusive, has_init;
-    unsigned char *partial;     /* one partial result per part */
-    unsigned char *have;        /* partial[t] was written */
+    unsigned char *partial;     /* one partial result per part (_SKEL_PART) */
+    size_t pstride;             /* bytes from one part's partial to the next */
+    unsigned char *have;        /* column reduce: partial row t was written */
     unsigned char *carries;     /* per-part carries for scans */
     const void *carry;          /* the carries (or the init of a row scan) the scan phase reads */
     const unsigned char *src;   /* MapOverlap source and destination */
@@ -3347,49 +3402,71 @@ static void _skel_body_map(void *p, int t, size_t lo, size_t hi)
     c->sk->cpu.map(&c->job, lo, hi);
 }
 
+/* Part t's partial result, and after it its written flag, in a slot of
+   its own cache line(s): parts written by different threads do not share
+   a line (16 float partials in one line cost a dot product of 2^16 floats
+   on two threads about a microsecond of line transfers). */
+#define _SKEL_PART(c, t) ((c)->partial + (size_t)(t) * (c)->pstride)
+#define _SKEL_HAVE(c, t) _SKEL_PART(c, t)[(c)->esz]
+
 static void _skel_body_reduce(void *p, int t, size_t lo, size_t hi)
 {
     _skel_cpu_ctx *c = (_skel_cpu_ctx *)p;
     if (lo >= hi) return;
-    if (c->sk->kind == SKEL_KIND_MAPREDUCE) c->sk->cpu.mapreduce(&c->job, lo, hi, c->partial + (size_t)t * c->esz);
-    else c->sk->cpu.reduce(&c->job, lo, hi, c->partial + (size_t)t * c->esz);
-    c->have[t] = 1;
+    if (c->sk->kind == SKEL_KIND_MAPREDUCE) c->sk->cpu.mapreduce(&c->job, lo, hi, _SKEL_PART(c, t));
+    else c->sk->cpu.reduce(&c->job, lo, hi, _SKEL_PART(c, t));
+    _SKEL_HAVE(c, t) = 1;
+}
+
+/* Move the written partials, in part order, to the front of c->partial
+   as a plain array; how many there are. */
+static size_t _skel_partials_pack(const _skel_cpu_ctx *c, size_t parts)
+{
+    size_t t, k = 0;
+    for (t = 0; t < parts; ++t)
+        if (_SKEL_HAVE(c, t)) memmove(c->partial + k++ * c->esz, _SKEL_PART(c, t), c->esz);
+    return k;
 }
 
 /* Combine the written partials in part (= index) order into result. */
 static void _skel_combine(const _skel_cpu_ctx *c, size_t parts, void *result)
 {
     _skel_job j;
-    size_t t, k = 0;
+    size_t k = _skel_partials_pack(c, parts);
     memset(&j, 0, sizeof j);
-    for (t = 0; t < parts; ++t)
-        if (c->have[t]) memmove(c->partial + (size_t)k++ * c->esz, c->partial + (size_t)t * c->esz, c->esz);
     j.in[0] = c->partial;
     c->sk->cpu.reduce(&j, 0, k, result);
 }
 
-/* Per-part scratch of one call: a partial result and a scan carry per
-   part (esz bytes each, whatever the result type) and a written flag;
-   on the stack when small, else on the heap. */
+/* Per-part scratch of one call: a partial result with its written flag
+   per part (see _SKEL_PART) and a scan carry per part (esz bytes each,
+   whatever the result type); on the stack when small, else on the heap. */
 typedef struct _skel_partials {
-    union { unsigned char b[2048]; double d; uint64_t u; void *p; } stack;
+    union { unsigned char b[8192]; double d; uint64_t u; void *p; } stack;
     unsigned char *heap;
 } _skel_partials;
 
 static int _skel_partials_get(_skel_partials *p, _skel_cpu_ctx *c, size_t parts)
 {
-    size_t need = parts * (2 * c->esz + 1);
+    size_t need;
     unsigned char *m = p->stack.b;
+    c->pstride = (c->esz + 1 + 63) / 64 * 64;
+    need = parts * (c->pstride + c->esz) + 64;
     p->heap = NULL;
     if (need > sizeof p->stack.b) {
         if (!(m = p->heap = (unsigned char *)SKEL_MALLOC(need)))
             return _skel_fail(SKEL_ENOMEM, "out of memory for %zu partial results", parts);
     }
-    c->partial = m;
-    c->carries = m + parts * c->esz;
-    c->have = m + 2 * parts * c->esz;
-    memset(c->have, 0, parts);
+    c->partial = m + (64 - (size_t)((uintptr_t)m % 64)) % 64;     /* slots on line boundaries */
+    c->carries = c->partial + parts * c->pstride;
     return SKEL_OK;
+}
+
+/* Mark every part's partial unwritten (before each phase that fills them). */
+static void _skel_partials_clear(_skel_cpu_ctx *c, size_t parts)
+{
+    size_t t;
+    for (t = 0; t < parts; ++t) _SKEL_HAVE(c, t) = 0;
 }
 
 /* Reduce [0, n) of c->job to result, in parallel, preserving order.  A
@@ -3406,7 +3483,7 @@ static void _skel_reduce_parts(_skel_cpu_ctx *c, size_t parts, size_t n, void *r
         else c->sk->cpu.reduce(&c->job, 0, n, result);
         return;
     }
-    memset(c->have, 0, parts);
+    _skel_partials_clear(c, parts);
     _skel_parallel(&c->par, parts, n, _skel_body_reduce, c);
     _skel_combine(c, parts, result);
 }
@@ -3499,8 +3576,8 @@ static void _skel_body_scan_sums(void *p, int t, size_t lo, size_t hi)
 {
     _skel_cpu_ctx *c = (_skel_cpu_ctx *)p;
     if (lo >= hi) return;
-    c->sk->cpu.reduce(&c->job, lo, hi, c->partial + (size_t)t * c->esz);
-    c->have[t] = 1;
+    c->sk->cpu.reduce(&c->job, lo, hi, _SKEL_PART(c, t));
+    _SKEL_HAVE(c, t) = 1;
 }
 
 static void _skel_body_scan(void *p, int t, size_t lo, size_t hi)
@@ -3523,9 +3600,11 @@ static void _skel_scan_parts(_skel_cpu_ctx *c, size_t parts, size_t n, const voi
         c->sk->cpu.scan(&c->job, 0, n, init, c->exclusive);
         return;
     }
-    memset(c->have, 0, parts);
+    _skel_partials_clear(c, parts);
     _skel_parallel(&c->par, parts, n, _skel_body_scan_sums, c);
-    for (t = 0; t < parts; ++t) SKEL_ASSERT(c->have[t]);   /* n >= parts */
+    t = _skel_partials_pack(c, parts);
+    SKEL_ASSERT(t == parts);   /* n >= parts: every block has an element */
+    (void)t;
     memset(&j, 0, sizeof j);
     j.in[0] = c->partial;
     /* carry[t] = init (+) sum[0] (+) .. (+) sum[t-1]: an exclusive scan of the

@@ -16,7 +16,15 @@ mkdir -p "$OUT"
 MODE=${1:-vm}
 T=$(nproc)
 log() { echo "$*" | tee -a "$OUT/pool.log"; }
-run() { log "\$ $*"; "$@" 2>&1 | tee -a "$OUT/pool.log"; }
+# idle share of all CPUs over one second, in percent
+idle() { local a b; a=($(head -1 /proc/stat)); sleep 1; b=($(head -1 /proc/stat))
+         local t=0 i; for i in 1 2 3 4 5 6 7 8; do t=$((t + b[i] - a[i])); done
+         echo $(( 100 * (b[4] - a[4]) / (t > 0 ? t : 1) )); }
+# wait (up to 10 min) until the machine is at least 90% idle: processes
+# that do not take the lock (compilers) still run on a shared machine
+quiet() { local k=0 p; while p=$(idle); [ "$p" -lt 90 ] && [ $k -lt 120 ]; do sleep 4; k=$((k + 1)); done
+          log "(machine $(idle)% idle)"; }
+run() { quiet; log "\$ $*"; "$@" 2>&1 | tee -a "$OUT/pool.log"; }
 
 log "== $(date -u '+%Y-%m-%d %H:%M UTC') $MODE: $T CPUs, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(gcc --version | head -1)"
 TBB=()

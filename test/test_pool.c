@@ -5,6 +5,8 @@
    runs under ThreadSanitizer (make test-tsan). */
 #define _GNU_SOURCE                 /* sched_getaffinity (pinning), clock_gettime, setenv */
 #include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -430,4 +432,35 @@ SKEL_TEST(pool_variant_thread_count_is_bounded)
     ST_EQ_INT(skel_plan_add(p, 11, 20, &v), SKEL_EINVAL);
     ST_CHECK(strstr(skel_last_error(), "257") != NULL);
     skel_plan_free(p);
+}
+
+/* A child forked after the pool started gets workers of its own: its
+   calls and tasks complete (the parent's threads do not exist there). */
+SKEL_TEST(pool_works_in_a_forked_child)
+{
+    pid_t pid;
+    int status = -1;
+#if defined(__SANITIZE_THREAD__)
+    ST_SKIP("ThreadSanitizer does not support threads started after a multi-threaded fork");
+#endif
+    check_cover(4, 32, 10000);              /* the parent's pool is running */
+    fflush(stdout);
+    pid = fork();
+    ST_CHECK(pid >= 0);
+    if (pid == 0) {
+        int *count = (int *)calloc(10000, sizeof *count), ok = 1, i, w = 0;
+        size_t lo[32], hi[32];
+        int calls[32] = { 0 };
+        cover c;
+        _skel_task t;
+        c.n = 10000; c.parts = 32; c.count = count; c.lo = lo; c.hi = hi; c.calls = calls;
+        _skel_pool_for(4, 32, 10000, cover_body, &c);
+        for (i = 0; i < 10000; ++i) ok &= count[i] == 1;
+        _skel_pool_submit(&t, record_thread, NULL);
+        while (!_skel_task_done(&t) && w++ < 5000) nap_ms(1);   /* a worker of the child's runs it */
+        ok &= _skel_task_done(&t) && _skel_task_wait(&t) == 3 && _skel_pool_threads() >= 1;
+        _exit(ok ? 0 : 1);
+    }
+    ST_CHECK(waitpid(pid, &status, 0) == pid);
+    ST_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
