@@ -1494,8 +1494,9 @@ static inline int _skel_edge_at(ptrdiff_t i, size_t n, int edge, size_t *at)
 #include <unistd.h>
 /* readlink, fsync, kill and fileno need POSIX 2001: absent when system
    headers came first in strict C99 (plan files then go to
-   ./skel.skelplans, are not synced before the rename, and cache load marks
-   never count as stale). */
+   ./skel.skelplans, are not synced before the rename, cache load marks
+   never count as stale, and pool workers do not block signals: the
+   signal set functions are POSIX too). */
 #if defined(__GLIBC__)      /* what features.h enabled, not what was asked later */
 #if defined(__USE_XOPEN2K) && defined(__USE_POSIX)
 #define _SKEL_POSIX2001 1
@@ -2521,7 +2522,9 @@ static void _skel_pool_atexit(void)
 static void _skel_pool_start(int want)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
+#if _SKEL_POSIX2001
     sigset_t all, old;
+#endif
     want += _SKEL_LOAD(&_skel_pool.reserved);  /* those workers are taken */
     if (want > _SKEL_POOL_MAX - 1) want = _SKEL_POOL_MAX - 1;
     if (__atomic_load_n(&_skel_pool.nthreads, __ATOMIC_ACQUIRE) >= want) return;
@@ -2529,8 +2532,10 @@ static void _skel_pool_start(int want)
     pthread_mutex_lock(&_skel_pool_mu);
     if (!_skel_pool.stopping && _skel_pool.nthreads == 0)
         _skel_pool.pin = _skel_env_int("SKEL_PIN", 0) > 0;
+#if _SKEL_POSIX2001
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);   /* workers take no signals: the caller's threads do */
+#endif
     while (!_skel_pool.stopping && _skel_pool.nthreads < want) {
         int rc = pthread_create(&_skel_pool.threads[_skel_pool.nthreads], NULL, _skel_pool_worker,
                                 (void *)(intptr_t)_skel_pool.nthreads);
@@ -2541,7 +2546,9 @@ static void _skel_pool_start(int want)
         }
         __atomic_store_n(&_skel_pool.nthreads, _skel_pool.nthreads + 1, __ATOMIC_RELEASE);
     }
+#if _SKEL_POSIX2001
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+#endif
     pthread_mutex_unlock(&_skel_pool_mu);
 }
 
