@@ -242,6 +242,57 @@
        every stage run on an item is a stage event of the thread that
        ran it.
 
+   TASKS (thesis ch. 6; StarPU's task model)
+       skel_submit(sk, &call) runs a call later and returns at once;
+       skel_task_submit(&desc) does the same for a *user task*, a C
+       function with the containers it reads and writes declared
+       (SKEL_READ, SKEL_WRITE, SKEL_READ_WRITE) and optionally a GPU
+       version whose skeleton calls run on the GPU that runs it:
+           skel_submit(scale, &(skel_call){ .in = { x }, .out = y });
+           skel_task_submit(&(skel_task_desc){ .name = "norm", .cpu = norm,
+               .data = { y, n }, .mode = { SKEL_READ, SKEL_WRITE } });
+           skel_submit(axpy, &(skel_call){ .in = { x, y }, .out = z });
+           const float *r = skel_read(z);     // waits for the three
+       Order: each follows the calls and tasks submitted before it that
+       touch the same containers (read after write, write after read,
+       write after write); the rest run at the same time, on CPU workers
+       (pool threads) and GPU workers.  Operands are checked and uniform,
+       edge_value, init and weights copied at submission; call.result is
+       written when the call runs.  skel_read, skel_write, skel_flush,
+       skel_free and skel_run wait for what is pending on the containers
+       they touch; skel_wait(c) for c's writers, skel_wait_all() for
+       everything.  A waiting thread runs ready tasks meanwhile.  Inside a
+       task, skeleton calls and submissions run at once, and a task may
+       touch only the containers it declared.
+       Failures: a task that fails leaves the containers it writes as they
+       were and marks them failed; tasks that read them are not run
+       (SKEL_EDEPEND) and pass the mark on.  skel_wait and skel_read of a
+       failed container, and skel_run reading one, return the failure and
+       say which call failed and why; skel_wait_all returns the first
+       failure since the last skel_wait_all.  Writing a failed container
+       (skel_write, a call that succeeds) clears the mark.
+       Farm (thesis 6.4): skel_farm_call / skel_farm_task add members (checked
+       and copied then); skel_farm_run runs them all at once and waits;
+       skel_farm_start returns at once and skel_farm_join waits later,
+       returning the first member's failure.  A farm may be run again.
+       Places and policies: ready tasks go to a place (the host's CPU
+       workers, each GPU's worker) chosen by the policy (skel_sched_set or
+       SKEL_SCHED): dmda (default) where the task is expected to finish
+       first: the instance's tuned plan or the history model learned
+       online (per instance, size and place; outliers left out) predicts
+       its time, a measured transfer model (latency + bytes / bandwidth
+       per link) the copies of inputs not already there; places not yet
+       measured for a task get it (calibration).  eager: one queue, any
+       worker; ws: a queue per worker, idle workers steal; static: where
+       skel_run would run it.  The models live in <plan folder>/skel.models
+       (versioned, fingerprinted, checksummed, written atomically; at exit
+       and by skel_models_save); tools/skel_plan --models shows them.
+       skel_sched_stats_get counts tasks per place, by model or by rule,
+       and the bytes copied per link.  Without GCC/Clang atomics (no pool)
+       submissions run at once.
+       SKEL_SCHED=dmda|eager|ws|static   the default policy
+       SKEL_PLACES=host,cuda             the places it may use (default all)
+
    BACKENDS AND ENVIRONMENT
        seq      one core, always present
        pool     skel's own worker threads (variant: threads, the calling
@@ -578,6 +629,10 @@
               - Places (the host, each GPU) and a per-thread place binding
                 for workers; SKEL_TRACE=file records a timeline (calls,
                 tasks, copies per worker and place).
+              - Tasks: skel_submit, user tasks (skel_task_submit), the Farm;
+                dependencies from container accesses; failures passed on;
+                policies dmda (plans, history and transfer models), eager,
+                ws, static; skel.models; SKEL_EDEPEND.
               - bench/: bench/README.md (headline tables), bench/results/
                 (the current tables per area), bench/plots/; the dated
                 session logs left to git history.
@@ -658,8 +713,9 @@ enum {
     SKEL_EDEVICE = -9,      /* a GPU driver call failed */
     SKEL_EIO = -10,         /* a file could not be read or written */
     SKEL_EFORMAT = -11,     /* a file is truncated, corrupted or of another version */
-    SKEL_EUNSUPPORTED = -12 /* not supported: a limit of the skeleton on every backend (a column Scan),
+    SKEL_EUNSUPPORTED = -12, /* not supported: a limit of the skeleton on every backend (a column Scan),
                                or of one backend or device (skel_last_error says which) */
+    SKEL_EDEPEND = -13      /* not run: a call or task it depends on failed */
 };
 const char *skel_error_string(int status);  /* the code's name and meaning */
 const char *skel_last_error(void);          /* detail of this thread's last failure */
@@ -1009,6 +1065,82 @@ int skel_stream_queue_stats_get(const skel_stream *s, int queue, skel_stream_que
 /* The last run's measurements as text or JSON (SKEL_DUMP_TEXT, _JSON) to path (NULL: stdout). */
 int skel_stream_dump(const skel_stream *s, int format, const char *path);
 
+
+/* ---- asynchronous calls, user tasks, the Farm (see TASKS at the top) ---- */
+/* Run a call later, in order with the calls and tasks submitted before it
+   that touch the same containers; returns at once.  The operands are
+   checked now (errors are returned now); uniform, edge_value, init and
+   weights are copied now; call.result is written when the call runs. */
+int skel_submit(skel_skeleton *sk, const skel_call *call);
+
+enum { SKEL_READ = 1, SKEL_WRITE = 2, SKEL_READ_WRITE = 3 };  /* a user task's access modes */
+#define SKEL_TASK_MAX_DATA 8
+/* A user task: C code that joins the dependency graph like a skeleton call.
+   Zero fields take the documented default. */
+typedef struct skel_task_desc {
+    const char *name;           /* names it in errors, traces and history models (required) */
+    int (*cpu)(skel_vec *const *data, void *arg);  /* runs on a CPU worker; skel_read / skel_write
+                                   give its containers' host data (required unless gpu is set) */
+    int (*gpu)(skel_vec *const *data, void *arg);  /* runs on a GPU worker instead: the skeleton
+                                   calls it makes run on that GPU (optional) */
+    skel_vec *data[SKEL_TASK_MAX_DATA];  /* the containers it touches, and how: */
+    int mode[SKEL_TASK_MAX_DATA];        /* SKEL_READ, SKEL_WRITE or SKEL_READ_WRITE */
+    void *arg;                  /* passed to cpu or gpu; must live until the task has run */
+    size_t size;                /* what its history model keys on (default: elements of data[0]) */
+} skel_task_desc;
+/* Submit a user task (like skel_submit).  It returns SKEL_OK or an error
+   status; an error makes the containers it writes count as failed. */
+int skel_task_submit(const skel_task_desc *task);
+
+/* A Farm (thesis 6.4): a set of calls and tasks run concurrently. */
+typedef struct skel_farm skel_farm;
+int skel_farm_new(skel_farm **f);
+int skel_farm_call(skel_farm *f, skel_skeleton *sk, const skel_call *call);  /* add a call (checked, copied) */
+int skel_farm_task(skel_farm *f, const skel_task_desc *task);               /* add a user task */
+int skel_farm_run(skel_farm *f);    /* start every member and wait for all: the first failure */
+int skel_farm_start(skel_farm *f);  /* start every member; returns at once */
+int skel_farm_join(skel_farm *f);   /* wait for a started farm: SKEL_OK or the first failure */
+void skel_farm_free(skel_farm *f);  /* joins first; NULL is fine */
+
+/* How ready calls and tasks are placed.  Zero fields take the default. */
+typedef struct skel_sched_desc {
+    const char *policy;         /* "dmda", "eager", "ws" or "static" (default: SKEL_SCHED, else dmda) */
+    const char *places;         /* comma-separated places to use, e.g. "host,cuda" (default:
+                                   SKEL_PLACES, else the host and every GPU) */
+    int cpu_workers;            /* CPU worker threads (default: the pool's threads less one per GPU) */
+    double alpha, beta;         /* dmda's weights of expected finish and transfer time (1, 1) */
+    int calibrate;              /* samples before a history model is trusted (default 10) */
+    const char *model_dir;      /* folder of the models file (default: the plan folder) */
+    int nofile;                 /* 1: models are neither loaded nor saved */
+} skel_sched_desc;
+/* Wait for every pending call and task, then use this configuration (NULL:
+   the defaults again). */
+int skel_sched_set(const skel_sched_desc *desc);
+
+/* What the scheduler did since the start or skel_sched_stats_reset. */
+typedef struct skel_sched_stats {
+    const char *policy;
+    uint64_t tasks, failed, not_run;            /* finished; failed; not run (an input failed) */
+    uint64_t by_model, calibrating, by_rule;    /* placed by a performance model; sent to an
+                                                   uncalibrated place to measure it; by the policy's
+                                                   rule alone (eager, ws, static, one place) */
+    int places;                                 /* memory spaces */
+    const char *place_name[16];
+    uint64_t place_tasks[16];                   /* tasks run at each place */
+    double place_busy[16];                      /* seconds of tasks run there */
+    uint64_t bytes[16][16];                     /* bytes copied between memory spaces [from][to] */
+} skel_sched_stats;
+void skel_sched_stats_get(skel_sched_stats *out);
+void skel_sched_stats_reset(void);
+
+/* Performance models (history per instance, size and place; a transfer
+   model per link), kept in <plan folder>/skel.models.  Write them as text,
+   JSON or SVG (time against size per place) to path (NULL: stdout); file
+   NULL: this program's; file may also be a plan file, whose measured
+   times are shown the same way. */
+int skel_models_dump(const char *file, int format, const char *path);
+int skel_models_save(void);                     /* write this program's models now (also at exit) */
+int skel_models_path(const char *dir, char *buf, size_t size);
 /* ======================================================================
    Code generation.  Everything below builds the per-instance loops; users
    only need the macros documented at the top.
@@ -1577,6 +1709,7 @@ const char *skel_error_string(int status)
     case SKEL_EIO: return "SKEL_EIO: file input/output failed";
     case SKEL_EFORMAT: return "SKEL_EFORMAT: bad file format";
     case SKEL_EUNSUPPORTED: return "SKEL_EUNSUPPORTED: not supported (by the skeleton, or by this backend or device)";
+    case SKEL_EDEPEND: return "SKEL_EDEPEND: not run: a call or task it depends on failed";
     default: return "unknown skel status";
     }
 }
@@ -1967,9 +2100,12 @@ void _skel_cache_unmark(const char *path)
    THE API (skel's headers: the task scheduler, stream workers)
    _skel_trace_on()     1 while a trace is recorded (one load once
                         started); build an event only then
-   _skel_trace_lane(fmt, ...)   name this thread's lane ("cpu 3", "gpu
-                        cuda", "stage p worker 2"); a thread that records
-                        without a name is "thread N"; renaming is fine
+   _skel_trace_lane(fmt, ...)   from now on this thread records on the
+                        lane of that name ("cpu worker 3", "gpu worker
+                        cuda", "stage p worker 2"), made on first use: a
+                        lane is a worker, whichever pool thread runs it; a
+                        thread that records without naming one gets its
+                        own, "thread N"
    _skel_trace_event(kind, place, from, t0, t1, bytes, flags, name)
                         this thread spent t0..t1 (_skel_now() seconds) on
                         `name` (copied: up to 47 characters) at `place`:
@@ -2061,13 +2197,16 @@ static int _skel_trace_lane_locked(void)
 void _skel_trace_lane(const char *fmt, ...)
 {
     va_list ap;
+    char name[sizeof _skel_trace.lanes[0]];
     int l;
     if (!_skel_trace_on()) return;
-    pthread_mutex_lock(&_skel_trace_mu);
-    l = _skel_trace_lane_locked();
     va_start(ap, fmt);
-    vsnprintf(_skel_trace.lanes[l], sizeof _skel_trace.lanes[0], fmt, ap);
+    vsnprintf(name, sizeof name, fmt, ap);
     va_end(ap);
+    pthread_mutex_lock(&_skel_trace_mu);
+    for (l = 0; l < _skel_trace.nlanes && strcmp(_skel_trace.lanes[l], name) != 0; ++l) {}
+    if (l == _skel_trace.nlanes && l < _SKEL_TRACE_LANES) memcpy(_skel_trace.lanes[_skel_trace.nlanes++], name, sizeof name);
+    if (l < _SKEL_TRACE_LANES) _skel_trace_self = l + 1;
     pthread_mutex_unlock(&_skel_trace_mu);
 }
 
@@ -2788,9 +2927,17 @@ struct skel_array {
     unsigned valid;
     void *dev[_SKEL_MAX_SPACES];
     pthread_mutex_t lock;
+    struct _skel_cdeps *tasks;  /* pending tasks and failures (see "tasks"): made by the first
+                                   task naming it, under the scheduler's mutex; read with _SKEL_LOAD */
 };
 
 enum { _SKEL_READ = 1, _SKEL_WRITE = 2, _SKEL_READWRITE = 3 };
+
+/* the tasks layer (below): host access waits for the tasks pending on c */
+static int _skel_tasks_settle(skel_vec *c, int mode);
+static void _skel_tasks_clear(skel_vec *c);
+static void _skel_tasks_forget(skel_vec *c);
+static int _skel_tasks_wait_all(void);
 
 static int _skel_array_new(skel_vec **out, int is_matrix, skel_type t, size_t rows,
                            size_t cols, const void *fill, const void *src, void *wrap)
@@ -2863,6 +3010,7 @@ static void _skel_release_devices(skel_vec *c)
 void skel_free(skel_vec *c)
 {
     if (!c) return;
+    _skel_tasks_forget(c);
     _skel_release_devices(c);
     if (!c->wrapped) SKEL_FREE(c->host);
     pthread_mutex_destroy(&c->lock);
@@ -2876,9 +3024,15 @@ skel_type skel_elem_type(const skel_vec *c) { return c ? c->type : SKEL_NOTYPE; 
 int skel_is_matrix(const skel_vec *c) { return c ? c->is_matrix : 0; }
 
 /* A copy of bytes from space `from` to space `to` that began at t0 (0:
-   not traced) succeeded: the trace records it. */
+   not traced) succeeded: counted (skel_sched_stats_get), and traced. */
+static uint64_t _skel_copied_bytes[_SKEL_MAX_SPACES][_SKEL_MAX_SPACES];  /* [from][to]: atomic adds */
 static void _skel_copied(int from, int to, size_t bytes, double t0)
 {
+#if defined(__GNUC__) || defined(__clang__)
+    __atomic_fetch_add(&_skel_copied_bytes[from][to], (uint64_t)bytes, __ATOMIC_RELAXED);
+#else
+    _skel_copied_bytes[from][to] += bytes;
+#endif
     if (t0 > 0) _skel_trace_event(_SKEL_TR_COPY, to, from, t0, _skel_now(), bytes, 0, "copy");
 }
 
@@ -2939,6 +3093,7 @@ static void _skel_mark_written(skel_vec *c, int s) { _SKEL_STORE(&c->valid, 1u <
 const void *skel_read(skel_vec *c)
 {
     if (!c) { _skel_fail(SKEL_EINVAL, "skel_read: NULL container"); return NULL; }
+    if (_skel_tasks_settle(c, _SKEL_READ) != SKEL_OK) return NULL;
     return _skel_acquire(c, 0, _SKEL_READ);
 }
 
@@ -2946,6 +3101,8 @@ void *skel_write(skel_vec *c)
 {
     void *p;
     if (!c) { _skel_fail(SKEL_EINVAL, "skel_write: NULL container"); return NULL; }
+    _skel_tasks_settle(c, _SKEL_READWRITE);
+    _skel_tasks_clear(c);           /* the host writes it: whatever failed before is replaced */
     pthread_mutex_lock(&c->lock);
     if ((p = _skel_acquire_locked(c, 0, _SKEL_READWRITE)) != NULL) _skel_mark_written(c, 0);
     pthread_mutex_unlock(&c->lock);
@@ -2955,6 +3112,7 @@ void *skel_write(skel_vec *c)
 int skel_flush(skel_vec *c)
 {
     if (!c) return _skel_fail(SKEL_EINVAL, "skel_flush: NULL container");
+    _skel_tasks_settle(c, _SKEL_READWRITE);
     pthread_mutex_lock(&c->lock);
     if (!_skel_acquire_locked(c, 0, _SKEL_READ)) { pthread_mutex_unlock(&c->lock); return SKEL_EDEVICE; }
     _skel_release_devices(c);
@@ -2968,6 +3126,7 @@ int skel_wait(skel_vec *c)
     int s, rc = SKEL_OK;
     unsigned valid;
     if (!c) return _skel_fail(SKEL_EINVAL, "skel_wait: NULL container");
+    if ((rc = _skel_tasks_settle(c, _SKEL_READ)) != SKEL_OK) return rc;
     valid = _SKEL_LOAD(&c->valid);
     for (s = 1; s < _SKEL_LOAD(&_skel_nspaces) && rc == SKEL_OK; ++s)
         if ((valid & (1u << s)) && _skel_spaces[s].wait) rc = _skel_spaces[s].wait(_skel_spaces[s].ctx);
@@ -2976,7 +3135,7 @@ int skel_wait(skel_vec *c)
 
 int skel_wait_all(void)
 {
-    int s, rc = SKEL_OK, r;
+    int s, rc = _skel_tasks_wait_all(), r;
     for (s = 1; s < _SKEL_LOAD(&_skel_nspaces); ++s)
         if (_skel_spaces[s].wait && (r = _skel_spaces[s].wait(_skel_spaces[s].ctx)) != SKEL_OK && rc == SKEL_OK) rc = r;
     return rc;
@@ -5780,18 +5939,26 @@ int skel_run(skel_skeleton *sk, const skel_call *call)
     _skel_variant v;
     const _skel_backend *b;
     int rc;
+    int i;
     _skel_init();
     _SKEL_TRY(_skel_check(sk, call, &sh));
+    /* after the tasks submitted before it (see "tasks"): inputs that failed stop it */
+    rc = call->out ? _skel_tasks_settle(call->out, _SKEL_READWRITE) : SKEL_OK;
+    for (i = 0; i < sk->nin; ++i)
+        if (call->in[i] && (call->in[i] != call->out || rc != SKEL_OK)) _SKEL_TRY(_skel_tasks_settle(call->in[i], _SKEL_READ));
     _SKEL_TRY(_skel_choose(sk, call, &sh, &v));
     /* empty data (a 2^64 x 0 matrix has rows, but no element): nothing to
        compute, and nothing to loop over */
-    if (sh.n == 0) return SKEL_OK;
     b = &_skel_backends[v.backend];
-    if (_skel_verbose >= 2)
-        _skel_log(SKEL_LOG_DEBUG, "%s %s: %zu elements on %s", _skel_kind_name(sk->kind), sk->name, sh.n, b->name);
-    rc = b->run(b, &v, sk, call, &sh);
-    if (rc != SKEL_OK && b->is_gpu && _skel_env.fallback && (rc == SKEL_ENOMEM || rc == SKEL_EDEVICE))
-        rc = _skel_fall_back(sk, call, &sh, b->name, rc);
+    if (sh.n == 0) rc = SKEL_OK;
+    else {
+        if (_skel_verbose >= 2)
+            _skel_log(SKEL_LOG_DEBUG, "%s %s: %zu elements on %s", _skel_kind_name(sk->kind), sk->name, sh.n, b->name);
+        rc = b->run(b, &v, sk, call, &sh);
+        if (rc != SKEL_OK && b->is_gpu && _skel_env.fallback && (rc == SKEL_ENOMEM || rc == SKEL_EDEVICE))
+            rc = _skel_fall_back(sk, call, &sh, b->name, rc);
+    }
+    if (rc == SKEL_OK && call->out) _skel_tasks_clear(call->out);   /* written: an earlier failure is replaced */
     return rc;
 }
 
@@ -6516,6 +6683,59 @@ static uint64_t _skel_fnv1a(const void *data, size_t n, uint64_t h)
 }
 #define _SKEL_FNV_SEED 0xcbf29ce484222325ULL
 
+/* skel's binary files (plans, models) share a frame: an 8-byte magic, u32
+   version, u32 flags (0), u64 payload bytes, the payload, then u64 FNV-1a
+   of every byte before it.  _skel_file_begin writes the header;
+   _skel_file_end patches the length and appends the checksum (SKEL_ENOMEM
+   when the buffer ran out, then freed).  _skel_file_check checks a whole
+   file's frame, leaves r at its payload and the format version in
+   *version: 0, or why it is refused. */
+static void _skel_file_begin(_skel_buf *b, const char *magic, uint32_t version)
+{
+    memset(b, 0, sizeof *b);
+    _skel_buf_put(b, magic, 8);
+    _skel_put_u32(b, version);
+    _skel_put_u32(b, 0);
+    _skel_put_u64(b, 0);                        /* payload length, patched by _skel_file_end */
+}
+
+static int _skel_file_end(_skel_buf *b)
+{
+    int i;
+    if (b->oom) { SKEL_FREE(b->p); b->p = NULL; return SKEL_ENOMEM; }
+    for (i = 0; i < 8; ++i) b->p[16 + i] = (unsigned char)((uint64_t)(b->len - _SKEL_PLAN_HEADER) >> (8 * i));
+    _skel_put_u64(b, _skel_fnv1a(b->p, b->len, _SKEL_FNV_SEED));
+    if (b->oom) { SKEL_FREE(b->p); b->p = NULL; return SKEL_ENOMEM; }
+    return SKEL_OK;
+}
+
+static int _skel_file_check(const unsigned char *buf, size_t len, const char *magic, uint32_t maxver, const char *what,
+                            _skel_rd *r, uint32_t *version_out, char *why, size_t whylen)
+{
+    uint32_t version, flags;
+    uint64_t plen, sum = 0;
+    int i;
+#define _SKEL_FBAD(...) do { snprintf(why, whylen, __VA_ARGS__); return 1; } while (0)
+    if (len < 8 || memcmp(buf, magic, 8) != 0) _SKEL_FBAD("not a skel %s file (bad magic)", what);
+    if (len < _SKEL_PLAN_HEADER + 8) _SKEL_FBAD("truncated (%zu bytes)", len);
+    r->p = buf; r->len = len; r->pos = 8; r->bad = 0;
+    version = _skel_get_u32(r);
+    if (version > maxver) _SKEL_FBAD("written by a newer skel (format version %u; this one reads %u)", version, maxver);
+    if (version < 1) _SKEL_FBAD("bad format version 0");
+    if ((flags = _skel_get_u32(r)) != 0) _SKEL_FBAD("unknown flags 0x%x in the header (this version writes 0)", flags);
+    plen = _skel_get_u64(r);
+    if (plen != len - _SKEL_PLAN_HEADER - 8)
+        _SKEL_FBAD("%s (header says %llu payload bytes, the file has %zu)",
+                   plen > len - _SKEL_PLAN_HEADER - 8 ? "truncated" : "trailing bytes",
+                   (unsigned long long)plen, len - _SKEL_PLAN_HEADER - 8);
+    r->len = len - 8;
+    for (i = 0; i < 8; ++i) sum |= (uint64_t)buf[len - 8 + (size_t)i] << (8 * i);
+    if (sum != _skel_fnv1a(buf, len - 8, _SKEL_FNV_SEED)) _SKEL_FBAD("checksum mismatch (corrupted)");
+#undef _SKEL_FBAD
+    *version_out = version;
+    return 0;
+}
+
 /* ---- configuration and fingerprint ---- */
 static void _skel_conf_put(_skel_buf *b, const _skel_tconf *c)
 {
@@ -6630,12 +6850,7 @@ static char *_skel_fingerprint(void)
 static int _skel_tree_serialize(const _skel_tree *t, _skel_buf *b)
 {
     int i, v, d, k, D = t->conf.dims;
-    uint64_t h;
-    memset(b, 0, sizeof *b);
-    _skel_buf_put(b, _SKEL_PLAN_MAGIC, 8);
-    _skel_put_u32(b, _SKEL_PLAN_VERSION);
-    _skel_put_u32(b, 0);
-    _skel_put_u64(b, 0);                        /* payload length, patched below */
+    _skel_file_begin(b, _SKEL_PLAN_MAGIC, _SKEL_PLAN_VERSION);
     _skel_conf_put(b, &t->conf);
     _skel_put_str(b, t->fingerprint);
     _skel_put_u32(b, (uint32_t)t->nvar);
@@ -6663,12 +6878,7 @@ static int _skel_tree_serialize(const _skel_tree *t, _skel_buf *b)
     }
     _skel_put_f64(b, t->tune_seconds);
     _skel_put_u32(b, (uint32_t)t->measurements);
-    if (b->oom) { SKEL_FREE(b->p); b->p = NULL; return SKEL_ENOMEM; }
-    for (i = 0; i < 8; ++i) b->p[16 + i] = (unsigned char)((uint64_t)(b->len - _SKEL_PLAN_HEADER) >> (8 * i));
-    h = _skel_fnv1a(b->p, b->len, _SKEL_FNV_SEED);
-    _skel_put_u64(b, h);
-    if (b->oom) { SKEL_FREE(b->p); b->p = NULL; return SKEL_ENOMEM; }
-    return SKEL_OK;
+    return _skel_file_end(b);
 }
 
 /* Every structural promise lookups rely on: indices in range, children
@@ -6739,31 +6949,14 @@ static int _skel_plan_parse(const unsigned char *buf, size_t len, skel_plan **ou
     _skel_rd r;
     _skel_tree *t = NULL;
     const char *err = NULL;
-    uint32_t version, flags;
-    uint64_t plen, sum;
     char tmp[4096];
+    uint32_t version;
     int i, v, d, k, D, rc = SKEL_EFORMAT;
     *out = NULL;
     why[0] = 0;
 #define _SKEL_PBAD(...) do { snprintf(why, whylen, __VA_ARGS__); goto bad; } while (0)
 #define _SKEL_PNOMEM() do { rc = SKEL_ENOMEM; _SKEL_PBAD("out of memory"); } while (0)
-    if (len < 8 || memcmp(buf, _SKEL_PLAN_MAGIC, 8) != 0) _SKEL_PBAD("not a skel plan file (bad magic)");
-    if (len < _SKEL_PLAN_HEADER + 8) _SKEL_PBAD("truncated (%zu bytes)", len);
-    r.p = buf; r.len = len; r.pos = 8; r.bad = 0;
-    version = _skel_get_u32(&r);
-    if (version > _SKEL_PLAN_VERSION)
-        _SKEL_PBAD("written by a newer skel (format version %u; this one reads %u)", version, _SKEL_PLAN_VERSION);
-    if (version < 1) _SKEL_PBAD("bad format version 0");
-    if ((flags = _skel_get_u32(&r)) != 0) _SKEL_PBAD("unknown flags 0x%x in the header (this version writes 0)", flags);
-    plen = _skel_get_u64(&r);
-    if (plen != len - _SKEL_PLAN_HEADER - 8)
-        _SKEL_PBAD("%s (header says %llu payload bytes, the file has %zu)",
-                   plen > len - _SKEL_PLAN_HEADER - 8 ? "truncated" : "trailing bytes",
-                   (unsigned long long)plen, len - _SKEL_PLAN_HEADER - 8);
-    r.len = len - 8;
-    sum = 0;
-    for (i = 0; i < 8; ++i) sum |= (uint64_t)buf[len - 8 + (size_t)i] << (8 * i);
-    if (sum != _skel_fnv1a(buf, len - 8, _SKEL_FNV_SEED)) _SKEL_PBAD("checksum mismatch (corrupted)");
+    if (_skel_file_check(buf, len, _SKEL_PLAN_MAGIC, _SKEL_PLAN_VERSION, "plan", &r, &version, why, whylen)) goto bad;
 
     if (!(t = (_skel_tree *)SKEL_MALLOC(sizeof *t))) _SKEL_PNOMEM();
     memset(t, 0, sizeof *t);
@@ -9976,6 +10169,1919 @@ int skel_stream_dump(const skel_stream *s, int format, const char *path)
     if (path) err |= fclose(f) != 0;
     else fflush(f);
     return err ? _skel_fail(SKEL_EIO, "skel_stream_dump: write failed") : SKEL_OK;
+}
+
+/* ---------------------------------------------------------------------
+   tasks and scheduling (DESIGN.md "Tasks and scheduling"; thesis ch. 6;
+   StarPU's task model and its dmda policy).
+
+   A *task* is a submitted skeleton call (skel_submit) or user task
+   (skel_task_submit), with the containers it reads and writes.  Submission
+   infers its dependencies in submission order from those accesses: it
+   follows the container's last writer (read after write, write after
+   write) and, when it writes, every reader since (write after read).  A
+   task is *ready* when everything it follows has finished; the policy then
+   queues it for a place; a *worker* of that place runs it.
+
+   Workers.  A CPU worker (the host place; cpu_workers of them) or a GPU
+   worker (one per GPU place, its thread bound to the GPU with
+   _skel_place_bind) is a loop that runs as a task of the worker pool, so
+   it takes no thread of its own: it is started when work arrives for its
+   place, takes tasks while there are some, spins SKEL_POOL_SPIN_US for
+   more, and returns its thread to the pool.  A GPU worker waits for its
+   GPU after each call (the history model needs the end of the work, and
+   so do the tasks that follow).  A thread that waits (skel_wait,
+   skel_wait_all, a host accessor, skel_farm_join) runs ready host tasks
+   meanwhile, and the tasks of a GPU whose worker is not running, so a wait
+   never depends on a free pool thread (as _skel_task_wait).
+
+   Policies are values (_skel_policy: push a ready task, pop one for a
+   worker), selected by name:
+     dmda    each ready task goes to the place where it is expected to
+             finish first: finish(p) = max(avail(p), now + transfer(p)) +
+             predicted(p), fitness alpha*(finish - best finish) +
+             beta*transfer, the least wins (StarPU's dmda).  avail(p): now
+             plus the predicted work queued and running there (the host
+             divides it over its CPU workers; a call on the pool counts its
+             threads).  transfer(p): bytes of the task's inputs not valid at
+             p, through the links' transfer model.  predicted(p): the
+             instance's tuned plan (its best variant at p), else the history
+             model; a place with neither gets the task (calibration).
+     eager   one queue; any worker takes the oldest task it can run.
+     ws      a queue per worker; a task made ready by a worker goes to that
+             worker's queue (submissions: round robin), and a worker with
+             none steals the oldest task of the longest queue it can run.
+     static  each call at the place its plan or the default chooses (what
+             skel_run would do), user tasks on a CPU worker.
+
+   Models (_skel_hist_*): per (instance, place) a table of footprints (the
+   call's context point; a user task's size) with the last 16 accepted
+   times; the prediction is their median.  A time over 3 times the median
+   or under a third of it, once 5 are in, is an outlier and is left out (a
+   spike in StarPU's history sent every GEMM to one GPU) unless 4 come in a
+   row (the cost changed).  A footprint is trusted after `calibrate`
+   samples; sizes without a trusted footprint are interpolated between the
+   trusted neighbours, linearly in size (extrapolated from the nearest
+   two, or scaled from one).  Transfers: per link (host -> GPU, GPU ->
+   host) a latency and a bandwidth measured once (4 KiB and 16 MiB copies,
+   the least of 3).  Both are kept in the models file (format below) with
+   the machine's fingerprint.
+
+   Failures.  A task that fails marks the containers it writes failed
+   (their content is what it was before: skeleton calls change nothing on
+   failure, and user tasks must do the same); a task that reads a failed
+   container is not run and marks what it writes failed too, saying which
+   task failed and why (SKEL_EDEPEND).  skel_wait and skel_read on a failed
+   container return the failure; a later successful write (a call,
+   skel_write) clears it.  skel_wait_all returns the first failure since
+   the last skel_wait_all.
+
+   Locks: one mutex (_skel_rt_mu) guards the graph, the queues, the
+   containers' task state, the models and the statistics; workers hold it
+   only to take and to finish a task.  Code running inside a task
+   (_skel_rt_cur) never waits on the graph: a task touches only the
+   containers it declared, which are its own while it runs.
+   --------------------------------------------------------------------- */
+#define _SKEL_RT_MAXP _SKEL_MAX_SPACES
+#define _SKEL_RT_MAXW (_SKEL_POOL_MAX + _SKEL_RT_MAXP)
+#define _SKEL_RT_MAXACC (SKEL_TASK_MAX_DATA + SKEL_MAX_IN + 1)
+#define _SKEL_HIST_RING 16
+
+typedef struct _skel_tacc {
+    skel_vec *c;
+    int mode;                   /* _SKEL_READ, _SKEL_WRITE, _SKEL_READWRITE */
+    int slot;                   /* rt mu: its index in c's readers, -1 when not there */
+} _skel_tacc;
+
+typedef struct _skel_tnode {
+    uint64_t id;                /* submission number, from 1 */
+    skel_skeleton *sk;          /* a skeleton call; NULL: a user task */
+    skel_call call;             /* its operands; captured scalars point into cap */
+    _skel_shape sh;
+    skel_task_desc ut;          /* a user task */
+    _skel_tacc acc[_SKEL_RT_MAXACC];
+    int nacc;
+    int npred;                  /* rt mu: unfinished tasks it follows */
+    struct _skel_tnode **succ;  /* rt mu: tasks that follow it */
+    int nsucc, capsucc;
+    struct _skel_tnode *next;   /* rt mu: queue link */
+    struct skel_farm *farm;     /* the farm it belongs to, or NULL */
+    int place, flags, width;    /* where the policy put it; _SKEL_TR_ flags; CPU threads it uses */
+    int status;                 /* its result */
+    char *why;                  /* the failure's message (malloc'd), or NULL */
+    _skel_variant v;            /* a call's variant at place */
+    double pred, work;          /* predicted seconds at place; pred * width charged to its load */
+    uint64_t key;               /* its history model's instance key */
+    uint64_t fp[2];             /* its footprint (context point or size) */
+    size_t bytes;               /* size of this node, captures included */
+    unsigned char cap[1];       /* the captured scalars (more bytes follow) */
+} _skel_tnode;
+
+typedef struct _skel_cdeps {
+    _skel_tnode *writer;        /* rt mu: its last writer, until that finishes */
+    _skel_tnode **readers;      /* rt mu: readers submitted since, until each finishes */
+    int nreaders, capreaders;
+    int pending;                /* atomic, written under rt mu: unfinished tasks naming it */
+    int status;                 /* atomic, written under rt mu: SKEL_OK, or its content failed */
+    char why[400];              /* rt mu: what failed */
+} _skel_cdeps;
+
+typedef struct _skel_tqueue { _skel_tnode *head, *tail; int n; } _skel_tqueue;
+
+/* A worker: a loop run as a pool task (two handles, used alternately: a
+   loop that just returned may not be marked done by the pool yet). */
+typedef struct _skel_rtw {
+    int place, index;           /* where it computes; its number */
+    int state;                  /* rt mu: 0 stopped, 1 queued on the pool, 2 running */
+    _skel_task pt[2];
+    int which;
+    _skel_tqueue q;             /* ws: its own queue */
+} _skel_rtw;
+
+typedef struct _skel_policy {
+    const char *name;
+    /* Queue ready task t (rt mu held); `from`: the worker that made it ready (NULL: a submitter). */
+    void (*push)(_skel_tnode *t, _skel_rtw *from);
+    /* The next task for a worker (NULL: a waiting thread) at place p, or NULL (rt mu held). */
+    _skel_tnode *(*pop)(_skel_rtw *w, int p);
+} _skel_policy;
+
+/* ---- models: history per (instance, place), transfers per link ---- */
+typedef struct _skel_hent {
+    uint64_t fp[2];
+    double size;                /* fp[0] * fp[1]: what interpolation runs along */
+    int n, next, rejected, streak;  /* samples in s; next slot; outliers left out; of them in a row */
+    uint64_t total;             /* samples taken (accepted) */
+    double s[_SKEL_HIST_RING], median;
+} _skel_hent;
+
+typedef struct _skel_hmodel {
+    uint64_t key;
+    char name[96];              /* "Map scale" / "task name" */
+    char place[32];             /* the place's name (numbers may differ between runs) */
+    _skel_hent *e;              /* sorted by size */
+    int ne, cap;
+} _skel_hmodel;
+
+typedef struct _skel_link { char from[32], to[32]; double lat, bw; } _skel_link;
+
+static pthread_mutex_t _skel_rt_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t _skel_rt_cv = PTHREAD_COND_INITIALIZER;    /* waiters: a task finished */
+static struct {
+    int configured;             /* mu: the rest of the configuration is resolved */
+    const _skel_policy *pol;    /* mu */
+    double alpha, beta;         /* mu */
+    int calibrate, nofile;      /* mu */
+    char model_dir[1024];       /* mu */
+    int use[_SKEL_RT_MAXP];     /* mu: places the policies may choose */
+    int nplaces;                /* mu: spaces known when configured */
+    int W;                      /* mu: CPU workers */
+    _skel_rtw w[_SKEL_RT_MAXW]; /* mu: w[0..W-1] the CPU workers, w[W + p] the GPU worker of place p */
+    _skel_tqueue q[_SKEL_RT_MAXP];  /* mu: per place (eager: q[0] only) */
+    double load[_SKEL_RT_MAXP]; /* mu: predicted seconds of work queued or running at each place */
+    int idle[_SKEL_RT_MAXP];    /* mu: workers spinning for work at each place */
+    unsigned epoch;             /* atomic: bumped by every push (idle workers watch it) */
+    int rr;                     /* mu: ws round robin */
+    uint64_t next_id;           /* mu */
+    int pending, waiters;       /* mu */
+    int first_status;           /* mu: the first failure since the last skel_wait_all */
+    char first_why[400];
+    skel_sched_stats st;        /* mu */
+    _skel_hmodel *models;       /* mu */
+    int nmodels, capmodels;
+    _skel_link links[2 * _SKEL_RT_MAXP];   /* mu: measured links */
+    int nlinks;
+    int models_loaded, models_dirty, atexit_done;  /* mu */
+} _skel_rt;
+
+static _SKEL_TLS _skel_tnode *_skel_rt_cur;   /* owner thread: the task it runs now */
+static _SKEL_TLS _skel_rtw *_skel_rt_self;    /* owner thread: the worker it is */
+
+struct skel_farm;
+static void _skel_farm_done(struct skel_farm *f, const _skel_tnode *t);
+static const _skel_policy *_skel_policy_find(const char *name);
+static int _skel_models_load_locked(void);
+static int _skel_link_cost(int from, int to, size_t bytes, double *t);
+
+/* ---- the graph ---- */
+static int _skel_rt_can_run(const _skel_tnode *t, int p)
+{
+    if (p < 0 || p >= _skel_rt.nplaces || _skel_place_backend(p) < 0) return 0;
+    if (!t->sk) return p == 0 ? t->ut.cpu != NULL : t->ut.gpu != NULL;
+    return 1;
+}
+
+static _skel_cdeps *_skel_cdeps_of(skel_vec *c)
+{
+    if (!c->tasks) {
+        _skel_cdeps *d = (_skel_cdeps *)SKEL_MALLOC(sizeof *d);
+        if (!d) return NULL;
+        memset(d, 0, sizeof *d);
+        _SKEL_STORE(&c->tasks, d);
+    }
+    return c->tasks;
+}
+
+static void _skel_edge_add(_skel_tnode *from, _skel_tnode *to)
+{
+    if (from == to) return;
+    from->succ[from->nsucc++] = to;
+    to->npred++;
+}
+
+static int _skel_succ_room(_skel_tnode *t, int more)
+{
+    if (t->nsucc + more > t->capsucc) {
+        int cap = 2 * t->capsucc > t->nsucc + more ? 2 * t->capsucc : t->nsucc + more + 4;
+        _skel_tnode **q = (_skel_tnode **)SKEL_REALLOC(t->succ, (size_t)cap * sizeof *q);
+        if (!q) return SKEL_ENOMEM;
+        t->succ = q;
+        t->capsucc = cap;
+    }
+    return SKEL_OK;
+}
+
+/* Room for every edge and reader slot linking t can add, so that linking
+   cannot fail half-way (mu held). */
+static int _skel_rt_reserve(_skel_tnode *t)
+{
+    int i, k;
+    for (i = 0; i < t->nacc; ++i) {
+        _skel_cdeps *d = t->acc[i].c->tasks;
+        if (d->writer) _SKEL_TRY(_skel_succ_room(d->writer, t->nacc));
+        if (t->acc[i].mode & _SKEL_WRITE) {
+            for (k = 0; k < d->nreaders; ++k) _SKEL_TRY(_skel_succ_room(d->readers[k], t->nacc));
+        } else if (d->nreaders + t->nacc > d->capreaders) {
+            int cap = 2 * d->capreaders > d->nreaders + t->nacc ? 2 * d->capreaders : d->nreaders + t->nacc + 4;
+            _skel_tnode **q = (_skel_tnode **)SKEL_REALLOC(d->readers, (size_t)cap * sizeof *q);
+            if (!q) return SKEL_ENOMEM;
+            d->readers = q;
+            d->capreaders = cap;
+        }
+    }
+    return SKEL_OK;
+}
+
+/* Link t after what it depends on, and record it on its containers (mu
+   held, room reserved). */
+static void _skel_rt_link(_skel_tnode *t)
+{
+    int i, k;
+    for (i = 0; i < t->nacc; ++i) {
+        _skel_tacc *a = &t->acc[i];
+        _skel_cdeps *d = a->c->tasks;
+        a->slot = -1;
+        if (d->writer) _skel_edge_add(d->writer, t);
+        if (a->mode & _SKEL_WRITE) {
+            for (k = 0; k < d->nreaders; ++k) {
+                _skel_tnode *r = d->readers[k];
+                int j;
+                _skel_edge_add(r, t);
+                for (j = 0; j < r->nacc; ++j)
+                    if (r->acc[j].c == a->c) r->acc[j].slot = -1;
+            }
+            d->nreaders = 0;
+            d->writer = t;
+        } else {
+            a->slot = d->nreaders;
+            d->readers[d->nreaders++] = t;
+        }
+        _SKEL_STORE(&d->pending, d->pending + 1);
+    }
+}
+
+/* t finished: off its containers (mu held). */
+static void _skel_rt_unlink(_skel_tnode *t)
+{
+    int i, j;
+    for (i = 0; i < t->nacc; ++i) {
+        _skel_tacc *a = &t->acc[i];
+        _skel_cdeps *d = a->c->tasks;
+        if (d->writer == t) d->writer = NULL;
+        if (a->slot >= 0) {     /* swap the last reader into its slot */
+            _skel_tnode *last = d->readers[--d->nreaders];
+            if (a->slot < d->nreaders) {
+                d->readers[a->slot] = last;
+                for (j = 0; j < last->nacc; ++j)
+                    if (last->acc[j].c == a->c) last->acc[j].slot = a->slot;
+            }
+            a->slot = -1;
+        }
+        if (a->mode & _SKEL_WRITE) {
+            if (t->status == SKEL_OK) _SKEL_STORE(&d->status, SKEL_OK);
+            else {
+                snprintf(d->why, sizeof d->why, "%s", t->why ? t->why : skel_error_string(t->status));
+                _SKEL_STORE(&d->status, t->status);
+            }
+        }
+        _SKEL_STORE(&d->pending, d->pending - 1);
+    }
+}
+
+/* "call #12 (Map scale)" / "task #3 (norm)" */
+static const char *_skel_tnode_label(const _skel_tnode *t, char *buf, size_t size)
+{
+    if (t->sk) snprintf(buf, size, "call #%llu (%s %s)", (unsigned long long)t->id, _skel_kind_name(t->sk->kind), t->sk->name);
+    else snprintf(buf, size, "task #%llu (%s)", (unsigned long long)t->id, t->ut.name);
+    return buf;
+}
+
+static void _skel_tnode_free(_skel_tnode *t)
+{
+    SKEL_FREE(t->succ);
+    SKEL_FREE(t->why);
+    SKEL_FREE(t);
+}
+
+/* ---- places' load (dmda's avail) ---- */
+static int _skel_rt_lanes(int p) { return p == 0 ? _skel_rt.W + 1 : 1; }
+
+static double _skel_rt_avail(int p, double now)
+{
+    return now + _skel_rt.load[p] / (double)_skel_rt_lanes(p);
+}
+
+static void _skel_rt_kick(int p);
+
+static void _skel_tq_push(_skel_tqueue *q, _skel_tnode *t)
+{
+    t->next = NULL;
+    if (q->tail) q->tail->next = t;
+    else q->head = t;
+    q->tail = t;
+    q->n++;
+}
+
+/* The first task of q that place p can run, unlinked; NULL if none. */
+static _skel_tnode *_skel_tq_take(_skel_tqueue *q, int p)
+{
+    _skel_tnode **pp = &q->head, *prev = NULL, *t;
+    for (; (t = *pp) != NULL; prev = t, pp = &t->next)
+        if (t->place == p || (_skel_rt.use[p] && _skel_rt_can_run(t, p))) {   /* queued there, or shared */
+            *pp = t->next;
+            if (q->tail == t) q->tail = prev;
+            q->n--;
+            return t;
+        }
+    return NULL;
+}
+
+/* Queue t at place p for the place's workers, charging its predicted work. */
+static void _skel_rt_queue(_skel_tnode *t, int p)
+{
+    t->place = p;
+    t->work = t->pred > 0 ? t->pred * (double)t->width : 0;
+    _skel_rt.load[p] += t->work;
+    _skel_tq_push(&_skel_rt.q[p], t);
+    _skel_rt_kick(p);
+}
+
+/* A call's variant and CPU width at place p (no model). */
+static void _skel_rt_variant_at(_skel_tnode *t, int p)
+{
+    t->width = 1;
+    t->pred = -1;
+    if (!t->sk) return;
+    if (_skel_choose_at(t->sk, &t->sh, p, &t->v) != SKEL_OK) { memset(&t->v, 0, sizeof t->v); t->v.backend = _skel_place_backend(p); }
+    if (p == 0 && _skel_backends[t->v.backend].run == _skel_cpu_run && t->v.backend != 0)
+        t->width = t->v.threads > 0 ? t->v.threads : _skel_pool_default_threads();
+}
+
+/* ---- history models ---- */
+static _skel_hmodel *_skel_hist_find(uint64_t key, const char *place, int make, const char *name)
+{
+    int i;
+    for (i = 0; i < _skel_rt.nmodels; ++i)
+        if (_skel_rt.models[i].key == key && strcmp(_skel_rt.models[i].place, place) == 0) return &_skel_rt.models[i];
+    if (!make) return NULL;
+    if (_skel_rt.nmodels == _skel_rt.capmodels) {
+        int cap = _skel_rt.capmodels ? 2 * _skel_rt.capmodels : 16;
+        _skel_hmodel *q = (_skel_hmodel *)SKEL_REALLOC(_skel_rt.models, (size_t)cap * sizeof *q);
+        if (!q) return NULL;
+        _skel_rt.models = q;
+        _skel_rt.capmodels = cap;
+    }
+    memset(&_skel_rt.models[_skel_rt.nmodels], 0, sizeof _skel_rt.models[0]);
+    _skel_rt.models[_skel_rt.nmodels].key = key;
+    snprintf(_skel_rt.models[_skel_rt.nmodels].name, sizeof _skel_rt.models[0].name, "%s", name);
+    snprintf(_skel_rt.models[_skel_rt.nmodels].place, sizeof _skel_rt.models[0].place, "%s", place);
+    return &_skel_rt.models[_skel_rt.nmodels++];
+}
+
+/* The entry of footprint fp (made when make is set), kept sorted by size. */
+static _skel_hent *_skel_hist_entry(_skel_hmodel *m, const uint64_t *fp, int make)
+{
+    double size = (double)fp[0] * (double)fp[1];
+    int lo = 0, hi = m->ne, i;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (m->e[mid].size < size || (m->e[mid].size == size && m->e[mid].fp[0] < fp[0])) lo = mid + 1;
+        else hi = mid;
+    }
+    for (i = lo; i < m->ne && m->e[i].size == size; ++i)
+        if (m->e[i].fp[0] == fp[0] && m->e[i].fp[1] == fp[1]) return &m->e[i];
+    if (!make) return NULL;
+    if (m->ne == m->cap) {
+        int cap = m->cap ? 2 * m->cap : 8;
+        _skel_hent *q = (_skel_hent *)SKEL_REALLOC(m->e, (size_t)cap * sizeof *q);
+        if (!q) return NULL;
+        m->e = q;
+        m->cap = cap;
+    }
+    memmove(&m->e[lo + 1], &m->e[lo], (size_t)(m->ne - lo) * sizeof *m->e);
+    m->ne++;
+    memset(&m->e[lo], 0, sizeof *m->e);
+    m->e[lo].fp[0] = fp[0];
+    m->e[lo].fp[1] = fp[1];
+    m->e[lo].size = size;
+    return &m->e[lo];
+}
+
+static double _skel_median(const double *s, int n)
+{
+    double v[_SKEL_HIST_RING], x;
+    int i, j;
+    for (i = 0; i < n; ++i) {
+        for (x = s[i], j = i; j > 0 && v[j - 1] > x; --j) v[j] = v[j - 1];
+        v[j] = x;
+    }
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Add a time to an entry unless it is an outlier: 1 if it was taken. */
+static int _skel_hist_add(_skel_hent *e, double t)
+{
+    if (e->n >= 5 && (t > 3 * e->median || t < e->median / 3)) {
+        e->rejected++;
+        if (++e->streak < 4) return 0;
+    }
+    e->streak = 0;
+    e->s[e->next] = t;
+    e->next = (e->next + 1) % _SKEL_HIST_RING;
+    if (e->n < _SKEL_HIST_RING) e->n++;
+    e->total++;
+    e->median = _skel_median(e->s, e->n);
+    return 1;
+}
+
+/* Predicted seconds at footprint fp from model m: the footprint's median
+   once it has `trust` samples, else a line through the trusted footprints
+   nearest in size (between the two around it, else the two nearest on one
+   side, at least a tenth of theirs), else one scaled by size; -1 when no
+   footprint is trusted. */
+static double _skel_hist_predict(const _skel_hmodel *m, const uint64_t *fp, int trust)
+{
+    double size = (double)fp[0] * (double)fp[1], x0, y0, x1, y1, y, floor_;
+    int i, lo = -1, lo2 = -1, hi = -1, hi2 = -1, a, b;
+    for (i = 0; i < m->ne; ++i) {
+        const _skel_hent *e = &m->e[i];
+        if (e->n < trust) continue;
+        if (e->fp[0] == fp[0] && e->fp[1] == fp[1]) return e->median;
+        if (e->size <= size) { lo2 = lo; lo = i; }
+        else if (hi < 0) hi = i;
+        else if (hi2 < 0) hi2 = i;
+    }
+    if (lo >= 0 && hi >= 0) { a = lo; b = hi; }
+    else if (lo2 >= 0) { a = lo2; b = lo; }
+    else if (hi2 >= 0) { a = hi; b = hi2; }
+    else if (lo >= 0 || hi >= 0) {
+        const _skel_hent *e = &m->e[lo >= 0 ? lo : hi];
+        double r = e->size > 0 ? size / e->size : 1;
+        return e->median * (r < 0.1 ? 0.1 : r);
+    } else return -1;
+    x0 = m->e[a].size; y0 = m->e[a].median; x1 = m->e[b].size; y1 = m->e[b].median;
+    y = x1 > x0 ? y0 + (y1 - y0) / (x1 - x0) * (size - x0) : y0;
+    floor_ = 0.1 * (y0 < y1 ? y0 : y1);
+    return y > floor_ ? y : floor_;
+}
+
+/* The instance key and footprint of a task. */
+static void _skel_tnode_key(_skel_tnode *t)
+{
+    uint64_t h = _SKEL_HASH_SEED;
+    if (t->sk) {
+        int k[6];
+        k[0] = t->sk->kind; k[1] = (int)t->sk->in_type; k[2] = (int)t->sk->out_type; k[3] = t->sk->nin;
+        k[4] = t->call.direction; k[5] = t->call.out != NULL;
+        h = _skel_hash_str(h, t->sk->name);
+        h = _skel_hash_str(h, t->sk->func_name ? t->sk->func_name : "");
+        h = _skel_hash_str(h, t->sk->red_name ? t->sk->red_name : "");
+        h = _skel_hash(h, k, sizeof k);
+        t->fp[0] = t->sh.point[0];
+        t->fp[1] = t->sh.dims == 2 ? t->sh.point[1] : 1;
+    } else {
+        h = _skel_hash_str(_skel_hash_str(h, "task"), t->ut.name);
+        t->fp[0] = t->ut.size;
+        t->fp[1] = 1;
+    }
+    t->key = h;
+}
+
+static const char *_skel_tnode_model_name(const _skel_tnode *t, char *buf, size_t size)
+{
+    if (t->sk) snprintf(buf, size, "%s %s", _skel_kind_name(t->sk->kind), t->sk->name);
+    else snprintf(buf, size, "task %s", t->ut.name);
+    return buf;
+}
+
+/* Record how long t took at its place (mu held). */
+static void _skel_hist_record(_skel_tnode *t, double seconds)
+{
+    char name[96];
+    _skel_hmodel *m = _skel_hist_find(t->key, _skel_place_name(t->place), 1, _skel_tnode_model_name(t, name, sizeof name));
+    _skel_hent *e = m ? _skel_hist_entry(m, t->fp, 1) : NULL;
+    if (e && _skel_hist_add(e, seconds)) _skel_rt.models_dirty = 1;
+}
+
+/* The predicted time of t at place p: the plan's, else the history's;
+   sets t->v and t->width for p.  -1: no model there. */
+static double _skel_rt_predict(_skel_tnode *t, int p, int *from_plan)
+{
+    skel_plan *plan;
+    const _skel_hmodel *m;
+    double time;
+    *from_plan = 0;
+    if (t->sk && (plan = _skel_plan_of(t->sk)) && _skel_plan_at(plan, &t->sh, p, &t->v, &time) && time >= 0) {
+        t->width = p == 0 && t->v.backend != 0 && _skel_backends[t->v.backend].run == _skel_cpu_run
+                   ? (t->v.threads > 0 ? t->v.threads : _skel_pool_default_threads()) : 1;
+        *from_plan = 1;
+        return time;
+    }
+    _skel_rt_variant_at(t, p);
+    m = _skel_hist_find(t->key, _skel_place_name(p), 0, NULL);
+    return m ? _skel_hist_predict(m, t->fp, _skel_rt.calibrate) : -1;
+}
+
+/* Seconds to bring t's inputs to place p (0 when they are there). */
+static double _skel_rt_xfer(const _skel_tnode *t, int p)
+{
+    double total = 0, c;
+    int i, src;
+    for (i = 0; i < t->nacc; ++i) {
+        skel_vec *v = t->acc[i].c;
+        unsigned valid = _SKEL_LOAD(&v->valid);
+        size_t bytes = v->n * v->esz;
+        if (!(t->acc[i].mode & _SKEL_READ) || (valid & (1u << p)) || !bytes) continue;
+        if (!(valid & 1u)) {        /* only a device holds it: down first */
+            for (src = 1; src < _SKEL_MAX_SPACES && !(valid & (1u << src)); ++src) {}
+            if (src < _SKEL_MAX_SPACES && _skel_link_cost(src, 0, bytes, &c) == SKEL_OK) total += c;
+        }
+        if (p > 0 && _skel_link_cost(0, p, bytes, &c) == SKEL_OK) total += c;
+    }
+    return total;
+}
+
+/* ---- policies ---- */
+static void _skel_rt_count(_skel_tnode *t, int flag)
+{
+    t->flags |= flag;
+    if (flag == _SKEL_TR_MODEL) _skel_rt.st.by_model++;
+    else if (flag == _SKEL_TR_CALIBRATE) _skel_rt.st.calibrating++;
+    else _skel_rt.st.by_rule++;
+}
+
+/* The only place t can run at among the usable ones, or -1 when several; -2 when none. */
+static int _skel_rt_sole_place(const _skel_tnode *t)
+{
+    int p, one = -2;
+    for (p = 0; p < _skel_rt.nplaces; ++p)
+        if (_skel_rt.use[p] && _skel_rt_can_run(t, p)) {
+            if (one >= 0) return -1;
+            one = p;
+        }
+    return one;
+}
+
+static void _skel_dmda_push(_skel_tnode *t, _skel_rtw *from)
+{
+    double now = _skel_now(), fin[_SKEL_RT_MAXP], xf[_SKEL_RT_MAXP], pred[_SKEL_RT_MAXP], best_fin = 0, best_fit = 0, f;
+    _skel_variant var[_SKEL_RT_MAXP];
+    int width[_SKEL_RT_MAXP], p, best = -1, uncal = -1, plan, sole = _skel_rt_sole_place(t);
+    (void)from;
+    if (sole != -1) {           /* one place: nothing to decide */
+        p = sole >= 0 ? sole : 0;
+        _skel_rt_variant_at(t, p);
+        _skel_rt_count(t, _SKEL_TR_FALLBACK);
+        _skel_rt_queue(t, p);
+        return;
+    }
+    for (p = 0; p < _skel_rt.nplaces; ++p) {
+        fin[p] = -1;
+        if (!_skel_rt.use[p] || !_skel_rt_can_run(t, p)) continue;
+        pred[p] = _skel_rt_predict(t, p, &plan);
+        var[p] = t->v;
+        width[p] = t->width;
+        if (pred[p] < 0) {      /* uncalibrated: the least loaded such place measures it */
+            if (uncal < 0 || _skel_rt.load[p] / _skel_rt_lanes(p) < _skel_rt.load[uncal] / _skel_rt_lanes(uncal)) uncal = p;
+            continue;
+        }
+        xf[p] = _skel_rt_xfer(t, p);
+        f = _skel_rt_avail(p, now);
+        fin[p] = (f > now + xf[p] ? f : now + xf[p]) + pred[p];
+        if (best < 0 || fin[p] < best_fin) { best = p; best_fin = fin[p]; }
+    }
+    if (uncal >= 0) {
+        t->v = var[uncal]; t->width = width[uncal]; t->pred = -1;
+        _skel_rt_count(t, _SKEL_TR_CALIBRATE);
+        _skel_rt_queue(t, uncal);
+        return;
+    }
+    for (best = -1, p = 0; p < _skel_rt.nplaces; ++p) {
+        if (fin[p] < 0) continue;
+        f = _skel_rt.alpha * (fin[p] - best_fin) + _skel_rt.beta * xf[p];
+        if (best < 0 || f < best_fit) { best = p; best_fit = f; }
+    }
+    t->v = var[best]; t->width = width[best]; t->pred = pred[best];
+    _skel_rt_count(t, _SKEL_TR_MODEL);
+    _skel_rt_queue(t, best);
+}
+
+static _skel_tnode *_skel_place_pop(_skel_rtw *w, int p)
+{
+    (void)w;
+    return _skel_tq_take(&_skel_rt.q[p], p);
+}
+
+static void _skel_static_push(_skel_tnode *t, _skel_rtw *from)
+{
+    int p = 0;
+    (void)from;
+    if (t->sk) {
+        if (_skel_choose(t->sk, &t->call, &t->sh, &t->v) != SKEL_OK) memset(&t->v, 0, sizeof t->v);
+        p = _skel_backends[t->v.backend].space;
+        t->width = p == 0 && t->v.backend != 0 && _skel_backends[t->v.backend].run == _skel_cpu_run
+                   ? (t->v.threads > 0 ? t->v.threads : _skel_pool_default_threads()) : 1;
+        t->pred = -1;
+        if (!_skel_rt.use[p]) {     /* a place not in use: the first one that is */
+            for (p = 0; p < _skel_rt.nplaces && !(_skel_rt.use[p] && _skel_rt_can_run(t, p)); ++p) {}
+            _skel_rt_variant_at(t, p);
+        }
+    } else {
+        if (!t->ut.cpu) for (p = 1; p < _skel_rt.nplaces && !(_skel_rt.use[p] && _skel_rt_can_run(t, p)); ++p) {}
+        _skel_rt_variant_at(t, p);
+    }
+    _skel_rt_count(t, _SKEL_TR_FALLBACK);
+    _skel_rt_queue(t, p);
+}
+
+/* eager: one queue (q[0]); the place is decided by who takes it. */
+static void _skel_eager_push(_skel_tnode *t, _skel_rtw *from)
+{
+    int p;
+    (void)from;
+    t->place = -1;
+    t->pred = -1;
+    t->width = 1;
+    _skel_rt_count(t, _SKEL_TR_FALLBACK);
+    _skel_tq_push(&_skel_rt.q[0], t);
+    for (p = 0; p < _skel_rt.nplaces; ++p)
+        if (_skel_rt.use[p] && _skel_rt_can_run(t, p)) _skel_rt_kick(p);
+}
+
+static _skel_tnode *_skel_eager_pop(_skel_rtw *w, int p)
+{
+    (void)w;
+    return _skel_tq_take(&_skel_rt.q[0], p);
+}
+
+/* ws: each worker's own queue; steal from the longest. */
+static void _skel_ws_push(_skel_tnode *t, _skel_rtw *from)
+{
+    _skel_rtw *w = from;
+    int p, n = 0, k, cand[_SKEL_RT_MAXW];
+    t->pred = -1;
+    t->width = 1;
+    _skel_rt_count(t, _SKEL_TR_FALLBACK);
+    if (!w || !_skel_rt_can_run(t, w->place)) {     /* round robin over the workers that can run it */
+        for (k = 0; k < _skel_rt.W; ++k)
+            if (_skel_rt.use[0] && _skel_rt_can_run(t, 0)) cand[n++] = k;
+        for (p = 1; p < _skel_rt.nplaces; ++p)
+            if (_skel_rt.use[p] && _skel_rt_can_run(t, p)) cand[n++] = _skel_rt.W + p;
+        if (!n) cand[n++] = 0;
+        w = &_skel_rt.w[cand[_skel_rt.rr++ % n]];
+    }
+    t->place = -1;
+    _skel_tq_push(&w->q, t);
+    _skel_rt_kick(w->place);
+}
+
+static _skel_tnode *_skel_ws_pop(_skel_rtw *w, int p)
+{
+    _skel_tnode *t;
+    int k, longest = -1, n = _skel_rt.W + _skel_rt.nplaces;
+    if (w && (t = _skel_tq_take(&w->q, p)) != NULL) return t;
+    for (k = 0; k < n; ++k)     /* steal: the longest queue first, then any with something p runs */
+        if (k != _skel_rt.W && &_skel_rt.w[k] != w && _skel_rt.w[k].q.n &&
+            (longest < 0 || _skel_rt.w[k].q.n > _skel_rt.w[longest].q.n)) longest = k;
+    if (longest < 0) return NULL;
+    if ((t = _skel_tq_take(&_skel_rt.w[longest].q, p)) != NULL) return t;
+    for (k = 0; k < n; ++k)
+        if (k != _skel_rt.W && &_skel_rt.w[k] != w && (t = _skel_tq_take(&_skel_rt.w[k].q, p)) != NULL) return t;
+    return NULL;
+}
+
+static const _skel_policy _skel_policies[] = {
+    { "dmda", _skel_dmda_push, _skel_place_pop },
+    { "eager", _skel_eager_push, _skel_eager_pop },
+    { "ws", _skel_ws_push, _skel_ws_pop },
+    { "static", _skel_static_push, _skel_place_pop },
+};
+
+static const _skel_policy *_skel_policy_find(const char *name)
+{
+    size_t i;
+    for (i = 0; name && i < sizeof _skel_policies / sizeof *_skel_policies; ++i)
+        if (strcmp(_skel_policies[i].name, name) == 0) return &_skel_policies[i];
+    return NULL;
+}
+
+/* ---- workers ---- */
+static int _skel_rt_worker(void *arg);
+#if _SKEL_POOL
+#define _SKEL_RT_SPIN(p, seen) !_skel_spin_while((p), (seen))   /* 1: nothing came */
+#define _SKEL_RT_PAUSE() _SKEL_PAUSE()
+#else
+#define _SKEL_RT_SPIN(p, seen) 1
+#define _SKEL_RT_PAUSE() ((void)0)
+#endif
+
+/* Make sure place p has a worker that will look at its queue (mu held). */
+static void _skel_rt_kick(int p)
+{
+#if _SKEL_POOL
+    _skel_rtw *w = NULL;
+    int k, lo = p == 0 ? 0 : _skel_rt.W + p, hi = p == 0 ? _skel_rt.W : lo + 1;
+    _SKEL_STORE(&_skel_rt.epoch, _skel_rt.epoch + 1);
+    if (_skel_rt.idle[p] > 0) return;       /* a spinning worker will see the epoch */
+    for (k = lo; k < hi && !w; ++k)
+        if (_skel_rt.w[k].state == 0) w = &_skel_rt.w[k];
+    if (!w) return;                         /* every worker of p is on it */
+    if (!_skel_task_done(&w->pt[w->which]) && w->pt[w->which].fn) w->which ^= 1;
+    while (w->pt[w->which].fn && !_skel_task_done(&w->pt[w->which])) _SKEL_RT_PAUSE();  /* its loop is returning */
+    w->state = 1;
+    _skel_pool_submit(&w->pt[w->which], _skel_rt_worker, w);
+#else   /* no pool: waiting threads run everything */
+    (void)p;
+#endif
+}
+
+/* Run task t at place p, outside the mutex; returns its seconds. */
+static double _skel_rt_exec(_skel_tnode *t, int p)
+{
+    _skel_tnode *outer = _skel_rt_cur;
+    double t0 = _skel_now(), t1;
+    int old = _skel_place_bind(p), rc, i;
+    char label[160];
+    _skel_rt_cur = t;
+    _skel_errbuf[0] = 0;
+    if (t->sk) {
+        const _skel_backend *b;
+        if (t->place != p || _skel_backends[t->v.backend].space != p) _skel_rt_variant_at(t, p);
+        b = &_skel_backends[t->v.backend];
+        rc = t->sh.n == 0 ? SKEL_OK : b->run(b, &t->v, t->sk, &t->call, &t->sh);   /* empty: as skel_run */
+        if (rc != SKEL_OK && b->is_gpu && _skel_env.fallback && (rc == SKEL_ENOMEM || rc == SKEL_EDEVICE))
+            rc = _skel_fall_back(t->sk, &t->call, &t->sh, b->name, rc);
+    } else if (p == 0) {
+        for (i = 0, rc = SKEL_OK; i < t->nacc && rc == SKEL_OK; ++i)    /* inputs home first */
+            if ((t->acc[i].mode & _SKEL_READ) && !_skel_acquire(t->acc[i].c, 0, _SKEL_READ)) rc = SKEL_EDEVICE;
+        if (rc == SKEL_OK) rc = t->ut.cpu(t->ut.data, t->ut.arg);
+    } else {
+        rc = t->ut.gpu(t->ut.data, t->ut.arg);
+    }
+    if (rc == SKEL_OK && p > 0 && _skel_spaces[p].wait) rc = _skel_spaces[p].wait(_skel_spaces[p].ctx);
+    t1 = _skel_now();
+    t->status = rc;
+    if (rc != SKEL_OK) {
+        char msg[sizeof _skel_errbuf + 200];
+        snprintf(msg, sizeof msg, "%s failed at %s: %s (%s)", _skel_tnode_label(t, label, sizeof label), _skel_place_name(p),
+                 _skel_errbuf[0] ? _skel_errbuf : "it returned an error", skel_error_string(rc));
+        SKEL_FREE(t->why);
+        if ((t->why = (char *)SKEL_MALLOC(strlen(msg) + 1)) != NULL) strcpy(t->why, msg);
+        t->flags |= _SKEL_TR_FAILED;
+    }
+    _skel_place_bind(old);
+    _skel_rt_cur = outer;
+    if (_skel_trace.on)
+        _skel_trace_event(_SKEL_TR_TASK, p, -1, t0, t1, 0, t->flags,
+                          t->sk ? t->sk->name : t->ut.name);
+    t->place = p;
+    return t1 - t0;
+}
+
+/* t finished (or was not run): release what follows it (mu held). */
+static void _skel_rt_finish(_skel_tnode *t, _skel_rtw *w, double seconds, int ran)
+{
+    int i, p = t->place;
+    _skel_rt_unlink(t);
+    if (p >= 0 && p < _SKEL_RT_MAXP) {
+        _skel_rt.load[p] -= t->work;
+        if (_skel_rt.load[p] < 1e-12) _skel_rt.load[p] = 0;
+        if (ran) { _skel_rt.st.place_tasks[p]++; _skel_rt.st.place_busy[p] += seconds; }
+        if (ran && t->status == SKEL_OK) _skel_hist_record(t, seconds);
+    }
+    _skel_rt.st.tasks++;
+    if (t->status != SKEL_OK) {
+        if (ran) _skel_rt.st.failed++;
+        else _skel_rt.st.not_run++;
+        if (_skel_rt.first_status == SKEL_OK) {
+            _skel_rt.first_status = t->status;
+            snprintf(_skel_rt.first_why, sizeof _skel_rt.first_why, "%s", t->why ? t->why : skel_error_string(t->status));
+        }
+    }
+    if (t->farm) _skel_farm_done(t->farm, t);
+    for (i = 0; i < t->nsucc; ++i)
+        if (--t->succ[i]->npred == 0) _skel_rt.pol->push(t->succ[i], w);
+    if (--_skel_rt.pending == 0) memset(_skel_rt.load, 0, sizeof _skel_rt.load);   /* no drift */
+    if (_skel_rt.waiters) pthread_cond_broadcast(&_skel_rt_cv);
+    _skel_tnode_free(t);
+}
+
+/* A ready task for place p that should run, or NULL; tasks whose inputs
+   failed are finished here without running (mu held). */
+static _skel_tnode *_skel_rt_take(_skel_rtw *w, int p)
+{
+    _skel_tnode *t;
+    char label[160];
+    int i;
+    while ((t = _skel_rt.pol->pop(w, p)) != NULL) {
+        for (i = 0; i < t->nacc; ++i) {
+            _skel_cdeps *d = t->acc[i].c->tasks;
+            if ((t->acc[i].mode & _SKEL_READ) && d->status != SKEL_OK) break;
+        }
+        if (i == t->nacc) return t;
+        {   /* an input failed: say which, and pass it on */
+            const _skel_cdeps *d = t->acc[i].c->tasks;
+            char msg[700];
+            snprintf(msg, sizeof msg, "%s not run: an input was not computed: %s", _skel_tnode_label(t, label, sizeof label), d->why);
+            t->status = SKEL_EDEPEND;
+            if ((t->why = (char *)SKEL_MALLOC(strlen(msg) + 1)) != NULL) strcpy(t->why, msg);
+            t->flags |= _SKEL_TR_NOTRUN;
+            if (_skel_trace.on) {
+                double now = _skel_now();
+                _skel_trace_event(_SKEL_TR_TASK, p, -1, now, now, 0, t->flags, t->sk ? t->sk->name : t->ut.name);
+            }
+            if (t->place < 0) t->place = p;
+            _skel_rt_finish(t, w, 0, 0);
+        }
+    }
+    return NULL;
+}
+
+/* A worker's loop: take tasks for its place while there are some, spin a
+   little for more, then give its thread back to the pool. */
+static int _skel_rt_worker(void *arg)
+{
+    _skel_rtw *w = (_skel_rtw *)arg;
+    _skel_tnode *t;
+    int spun = 0;
+    _skel_rt_self = w;
+    if (_skel_trace.on) {
+        if (w->place == 0) _skel_trace_lane("cpu worker %d", w->index);
+        else _skel_trace_lane("gpu worker %s", _skel_place_name(w->place));
+    }
+    pthread_mutex_lock(&_skel_rt_mu);
+    w->state = 2;
+    for (;;) {
+        double secs;
+        if ((t = _skel_rt_take(w, w->place)) == NULL) {
+            unsigned seen;
+            if (spun) break;
+            seen = _SKEL_LOAD(&_skel_rt.epoch);
+            _skel_rt.idle[w->place]++;
+            pthread_mutex_unlock(&_skel_rt_mu);
+            spun = _SKEL_RT_SPIN(&_skel_rt.epoch, seen);
+            pthread_mutex_lock(&_skel_rt_mu);
+            _skel_rt.idle[w->place]--;
+            continue;
+        }
+        spun = 0;
+        pthread_mutex_unlock(&_skel_rt_mu);
+        secs = _skel_rt_exec(t, w->place);
+        pthread_mutex_lock(&_skel_rt_mu);
+        _skel_rt_finish(t, w, secs, 1);
+    }
+    w->state = 0;
+    if (_skel_rt.waiters) pthread_cond_broadcast(&_skel_rt_cv);
+    pthread_mutex_unlock(&_skel_rt_mu);
+    _skel_rt_self = NULL;
+    return 0;
+}
+
+/* A waiting thread runs one ready task: the host's, else one of a GPU
+   whose worker is not running.  1 if it ran one (mu held; released while
+   the task runs). */
+static int _skel_rt_help(void)
+{
+    _skel_tnode *t = NULL;
+    int p = 0;
+    double secs;
+    if (!_skel_rt.configured) return 0;
+    t = _skel_rt_take(NULL, 0);
+    if (!t)
+        for (p = 1; p < _skel_rt.nplaces; ++p)
+            if (_skel_rt.w[_skel_rt.W + p].state != 2 && _skel_place_backend(p) >= 0 && (t = _skel_rt_take(NULL, p)) != NULL)
+                break;
+    if (!t) return 0;
+    pthread_mutex_unlock(&_skel_rt_mu);
+    secs = _skel_rt_exec(t, p);
+    pthread_mutex_lock(&_skel_rt_mu);
+    _skel_rt_finish(t, NULL, secs, 1);
+    return 1;
+}
+
+/* Wait (mu held) until done(arg) holds, running ready tasks meanwhile. */
+static void _skel_rt_wait_until(int (*done)(void *arg), void *arg)
+{
+    double t0 = _skel_trace.on ? _skel_now() : 0;
+    while (!done(arg)) {
+        if (_skel_rt_help()) continue;
+        if (done(arg)) break;
+        _skel_rt.waiters++;
+        pthread_cond_wait(&_skel_rt_cv, &_skel_rt_mu);
+        _skel_rt.waiters--;
+    }
+    if (t0 > 0 && _skel_now() - t0 > 1e-6) _skel_trace_event(_SKEL_TR_WAIT, 0, -1, t0, _skel_now(), 0, 0, "wait");
+}
+
+/* ---- configuration ---- */
+static int _skel_pool_default_threads(void);
+
+/* Parse a comma-separated list of places into use[]: SKEL_OK or SKEL_EINVAL. */
+static int _skel_rt_places(const char *list, int *use)
+{
+    char name[64];
+    const char *s = list;
+    int p;
+    memset(use, 0, sizeof(int) * _SKEL_RT_MAXP);
+    if (!list || !*list) {
+        for (p = 0; p < _skel_rt.nplaces; ++p) use[p] = _skel_place_backend(p) >= 0;
+        return SKEL_OK;
+    }
+    while (*s) {
+        size_t n = strcspn(s, ",");
+        if (n >= sizeof name || n == 0) return _skel_fail(SKEL_EINVAL, "scheduler: bad place list \"%s\"", list);
+        memcpy(name, s, n);
+        name[n] = 0;
+        if ((p = _skel_place_find(name)) < 0)
+            return _skel_fail(SKEL_EINVAL, "scheduler: no place \"%s\" here (places are host and the GPU backends present)", name);
+        use[p] = 1;
+        s += n + (s[n] == ',');
+    }
+    return SKEL_OK;
+}
+
+static void _skel_models_atexit(void) { skel_models_save(); }
+
+/* Resolve desc (NULL: defaults) into the runtime (mu held, nothing pending). */
+static int _skel_rt_configure(const skel_sched_desc *d)
+{
+    skel_sched_desc z;
+    const char *pol, *places;
+    const _skel_policy *P;
+    int use[_SKEL_RT_MAXP], p, gpus = 0, W;
+    memset(&z, 0, sizeof z);
+    if (!d) d = &z;
+    _skel_init();
+    _skel_rt.nplaces = _skel_place_count();
+    pol = d->policy ? d->policy : getenv("SKEL_SCHED");
+    if (!(P = _skel_policy_find(pol && *pol ? pol : "dmda"))) {
+        if (d->policy) return _skel_fail(SKEL_EINVAL, "scheduler: unknown policy \"%s\" (dmda, eager, ws, static)", pol);
+        _skel_env_warn("SKEL_SCHED=\"%s\" is not a policy (dmda, eager, ws, static); using dmda", pol);
+        P = _skel_policy_find("dmda");
+    }
+    places = d->places ? d->places : getenv("SKEL_PLACES");
+    if (_skel_rt_places(places, use) != SKEL_OK) {
+        if (d->places) return SKEL_EINVAL;
+        _skel_env_warn("SKEL_PLACES=\"%s\": %s; using every place", places, _skel_errbuf);
+        _skel_rt_places(NULL, use);
+    }
+    if (d->cpu_workers < 0 || d->cpu_workers > _SKEL_POOL_MAX - 1 || d->calibrate < 0 || d->alpha < 0 || d->beta < 0)
+        return _skel_fail(SKEL_EINVAL, "scheduler: a negative or too large parameter");
+    if (d->model_dir && strlen(d->model_dir) >= sizeof _skel_rt.model_dir)
+        return _skel_fail(SKEL_EINVAL, "scheduler: model_dir is too long");
+    for (p = 1; p < _skel_rt.nplaces; ++p) gpus += use[p];
+    W = d->cpu_workers ? d->cpu_workers : _skel_pool_default_threads() - 1 - gpus;
+    if (W < 1) W = 1;
+    memcpy(_skel_rt.use, use, sizeof use);
+    _skel_rt.pol = P;
+    _skel_rt.W = W;
+    for (p = 0; p < _SKEL_RT_MAXW; ++p) {
+        _skel_rt.w[p].index = p < W ? p : 0;
+        _skel_rt.w[p].place = p < W ? 0 : p - W;
+    }
+    _skel_rt.alpha = d->alpha > 0 ? d->alpha : 1;
+    _skel_rt.beta = d->beta > 0 ? d->beta : 1;
+    _skel_rt.calibrate = d->calibrate > 0 ? d->calibrate : 10;
+    _skel_rt.nofile = d->nofile;
+    snprintf(_skel_rt.model_dir, sizeof _skel_rt.model_dir, "%s", d->model_dir ? d->model_dir : "");
+    _skel_rt.st.policy = P->name;
+    _skel_rt.configured = 1;
+    if (!_skel_rt.nofile && !_skel_rt.models_loaded) _skel_models_load_locked();
+    if (!_skel_rt.atexit_done) { _skel_rt.atexit_done = 1; atexit(_skel_models_atexit); }
+    return SKEL_OK;
+}
+
+static int _skel_rt_idle(void *arg) { (void)arg; return _skel_rt.pending == 0; }
+static int _skel_rt_stopped(void *arg)
+{
+    int k;
+    (void)arg;
+    for (k = 0; k < _SKEL_RT_MAXW; ++k)
+        if (_skel_rt.w[k].state != 0) return 0;
+    return 1;
+}
+
+int skel_sched_set(const skel_sched_desc *desc)
+{
+    int rc;
+    _skel_init();
+    if (_skel_rt_cur) return _skel_fail(SKEL_EINVAL, "skel_sched_set: called from inside a task");
+    pthread_mutex_lock(&_skel_rt_mu);
+    _skel_rt_wait_until(_skel_rt_idle, NULL);
+    _skel_rt_wait_until(_skel_rt_stopped, NULL);  /* workers return after SKEL_POOL_SPIN_US */
+    rc = _skel_rt_configure(desc);
+    pthread_mutex_unlock(&_skel_rt_mu);
+    return rc;
+}
+
+/* ---- submission ---- */
+/* A node for a call (checked) or a user task, with its scalars captured. */
+static int _skel_tnode_new(skel_skeleton *sk, const skel_call *call, const skel_task_desc *ut, _skel_tnode **out)
+{
+    size_t ub = 0, eb = 0, ib = 0, wb = 0, size;
+    _skel_shape sh;
+    _skel_tnode *t;
+    unsigned char *at;
+    int i, k;
+    *out = NULL;
+    if (sk) {
+        _SKEL_TRY(_skel_check(sk, call, &sh));
+        ub = sk->has_uniform ? sk->uniform_size : 0;
+        eb = call->edge_value ? _skel_types[sk->in_type].size : 0;
+        ib = call->init ? _skel_types[sk->out_type].size : 0;
+        wb = call->weights && sk->weighted ? (size_t)(2 * sk->dr + 1) * (size_t)(2 * sk->dc + 1) * _skel_types[sk->in_type].size : 0;
+    } else {
+        if (!ut) return _skel_fail(SKEL_EINVAL, "skel_task_submit: NULL task");
+        if (!ut->name || !*ut->name) return _skel_fail(SKEL_EINVAL, "skel_task_submit: the task needs a name");
+        if (!ut->cpu && !ut->gpu) return _skel_fail(SKEL_EINVAL, "task %s: neither cpu nor gpu is set", ut->name);
+        for (i = 0; i < SKEL_TASK_MAX_DATA; ++i) {
+            if (!ut->data[i] && ut->mode[i]) return _skel_fail(SKEL_EINVAL, "task %s: mode[%d] is set but data[%d] is NULL", ut->name, i, i);
+            if (ut->data[i] && (ut->mode[i] < SKEL_READ || ut->mode[i] > SKEL_READ_WRITE))
+                return _skel_fail(SKEL_EINVAL, "task %s: data[%d] has mode %d (SKEL_READ, SKEL_WRITE or SKEL_READ_WRITE)",
+                                  ut->name, i, ut->mode[i]);
+        }
+    }
+    size = sizeof *t + ub + eb + ib + wb + 32;
+    if (!(t = (_skel_tnode *)SKEL_MALLOC(size))) return _skel_fail(SKEL_ENOMEM, "skel_submit: out of memory");
+    memset(t, 0, sizeof *t);
+    t->bytes = size;
+    t->place = -1;
+    if (sk) {
+        t->sk = sk;
+        t->call = *call;
+        t->sh = sh;
+        at = t->cap;
+        if (ub) { memcpy(at, call->uniform, ub); t->call.uniform = at; at += (ub + 7) & ~(size_t)7; }
+        if (eb) { memcpy(at, call->edge_value, eb); t->call.edge_value = at; at += 8; }
+        if (ib) { memcpy(at, call->init, ib); t->call.init = at; at += 8; }
+        if (wb) { memcpy(at, call->weights, wb); t->call.weights = at; }
+        for (i = 0; i < sk->nin; ++i) if (call->in[i]) t->acc[t->nacc++].c = call->in[i], t->acc[t->nacc - 1].mode = _SKEL_READ;
+        if (call->out) t->acc[t->nacc++].c = call->out, t->acc[t->nacc - 1].mode = _SKEL_WRITE;
+    } else {
+        t->ut = *ut;
+        for (i = 0; i < SKEL_TASK_MAX_DATA; ++i)
+            if (ut->data[i]) t->acc[t->nacc].c = ut->data[i], t->acc[t->nacc++].mode = ut->mode[i];
+        if (!t->ut.size) t->ut.size = t->nacc ? ut->data[0]->n : 0;
+    }
+    for (i = 0; i < t->nacc; ++i)       /* one access per container: the union of the modes */
+        for (k = i + 1; k < t->nacc; ++k)
+            if (t->acc[k].c == t->acc[i].c) {
+                t->acc[i].mode |= t->acc[k].mode;
+                t->acc[k--] = t->acc[--t->nacc];
+            }
+    _skel_tnode_key(t);
+    *out = t;
+    return SKEL_OK;
+}
+
+/* Relocate the captured scalars of a copy of t. */
+static _skel_tnode *_skel_tnode_copy(const _skel_tnode *t)
+{
+    _skel_tnode *c = (_skel_tnode *)SKEL_MALLOC(t->bytes);
+    ptrdiff_t d;
+    if (!c) return NULL;
+    memcpy(c, t, t->bytes);
+    d = (const unsigned char *)c - (const unsigned char *)t;
+#define _SKEL_RELOC(f) if (t->call.f && (const unsigned char *)t->call.f >= t->cap && \
+                           (const unsigned char *)t->call.f < (const unsigned char *)t + t->bytes) \
+                           c->call.f = (const unsigned char *)t->call.f + d
+    _SKEL_RELOC(uniform); _SKEL_RELOC(edge_value); _SKEL_RELOC(init); _SKEL_RELOC(weights);
+#undef _SKEL_RELOC
+    c->succ = NULL; c->nsucc = c->capsucc = 0; c->why = NULL;
+    return c;
+}
+
+/* Submit node t (mu held, configured): link it and push it if ready. */
+static int _skel_rt_submit_locked(_skel_tnode *t)
+{
+    int i, rc;
+    for (i = 0; i < t->nacc; ++i)
+        if (!_skel_cdeps_of(t->acc[i].c)) return _skel_fail(SKEL_ENOMEM, "skel_submit: out of memory");
+    if (_skel_rt_sole_place(t) == -2) {
+        char label[160];
+        return _skel_fail(SKEL_EBACKEND, "%s: no place in use can run it (a task without cpu needs a GPU place)",
+                          _skel_tnode_label(t, label, sizeof label));
+    }
+    if ((rc = _skel_rt_reserve(t)) != SKEL_OK) return _skel_fail(rc, "skel_submit: out of memory");
+    t->id = ++_skel_rt.next_id;
+    _skel_rt_link(t);
+    _skel_rt.pending++;
+    if (t->npred == 0) _skel_rt.pol->push(t, _skel_rt_self);
+    return SKEL_OK;
+}
+
+static int _skel_rt_submit(_skel_tnode *t)
+{
+    int rc = SKEL_OK;
+    pthread_mutex_lock(&_skel_rt_mu);
+    if (!_skel_rt.configured) rc = _skel_rt_configure(NULL);
+    if (rc == SKEL_OK) rc = _skel_rt_submit_locked(t);
+    pthread_mutex_unlock(&_skel_rt_mu);
+    if (rc != SKEL_OK) _skel_tnode_free(t);
+    return rc;
+}
+
+int skel_submit(skel_skeleton *sk, const skel_call *call)
+{
+    _skel_tnode *t;
+    _skel_init();
+    if (!sk) return _skel_fail(SKEL_EINVAL, "skel_submit: NULL skeleton instance");
+    if (_skel_rt_cur || !_SKEL_POOL) return skel_run(sk, call);    /* inside a task: at once */
+    _SKEL_TRY(_skel_tnode_new(sk, call, NULL, &t));
+    return _skel_rt_submit(t);
+}
+
+int skel_task_submit(const skel_task_desc *task)
+{
+    _skel_tnode *t;
+    _skel_init();
+    _SKEL_TRY(_skel_tnode_new(NULL, NULL, task, &t));
+    if (_skel_rt_cur || !_SKEL_POOL) {     /* inside a task: at once, here */
+        int rc = task->cpu ? task->cpu(task->data, task->arg) : task->gpu(task->data, task->arg);
+        _skel_tnode_free(t);
+        return rc;
+    }
+    return _skel_rt_submit(t);
+}
+
+/* ---- waits ---- */
+typedef struct { skel_vec *c; int mode; } _skel_rt_cw;
+static int _skel_rt_settled(void *arg)
+{
+    const _skel_rt_cw *w = (const _skel_rt_cw *)arg;
+    const _skel_cdeps *d = w->c->tasks;
+    return w->mode & _SKEL_WRITE ? d->pending == 0 : d->writer == NULL;
+}
+
+/* Host access to c with mode: wait for what is pending on it (its writer;
+   for a write, its readers too).  SKEL_OK, or c's failure (said in
+   skel_last_error). */
+static int _skel_tasks_settle(skel_vec *c, int mode)
+{
+    _skel_cdeps *d = _SKEL_LOAD(&c->tasks);
+    _skel_rt_cw w;
+    int rc;
+    if (!d || _skel_rt_cur) return SKEL_OK;
+    if (_SKEL_LOAD(&d->pending) == 0 && _SKEL_LOAD(&d->status) == SKEL_OK) return SKEL_OK;
+    w.c = c; w.mode = mode;
+    pthread_mutex_lock(&_skel_rt_mu);
+    _skel_rt_wait_until(_skel_rt_settled, &w);
+    rc = d->status;
+    if (rc != SKEL_OK) snprintf(_skel_errbuf, sizeof _skel_errbuf, "%s", d->why);
+    pthread_mutex_unlock(&_skel_rt_mu);
+    return rc;
+}
+
+/* c was overwritten by the host or a call that succeeded: no longer failed. */
+static void _skel_tasks_clear(skel_vec *c)
+{
+    _skel_cdeps *d = _SKEL_LOAD(&c->tasks);
+    if (!d || _SKEL_LOAD(&d->status) == SKEL_OK) return;
+    pthread_mutex_lock(&_skel_rt_mu);
+    _SKEL_STORE(&d->status, SKEL_OK);
+    pthread_mutex_unlock(&_skel_rt_mu);
+}
+
+/* skel_free: wait for everything on c, then drop its task state. */
+static void _skel_tasks_forget(skel_vec *c)
+{
+    _skel_cdeps *d = _SKEL_LOAD(&c->tasks);
+    if (!d) return;
+    _skel_tasks_settle(c, _SKEL_READWRITE);
+    SKEL_FREE(d->readers);
+    SKEL_FREE(d);
+}
+
+/* skel_wait_all: every task finished; the first failure since the last call. */
+static int _skel_tasks_wait_all(void)
+{
+    int rc;
+    if (_skel_rt_cur) return SKEL_OK;
+    pthread_mutex_lock(&_skel_rt_mu);
+    _skel_rt_wait_until(_skel_rt_idle, NULL);
+    rc = _skel_rt.first_status;
+    if (rc != SKEL_OK) snprintf(_skel_errbuf, sizeof _skel_errbuf, "%s", _skel_rt.first_why);
+    _skel_rt.first_status = SKEL_OK;
+    pthread_mutex_unlock(&_skel_rt_mu);
+    return rc;
+}
+
+/* ---- the Farm ---- */
+struct skel_farm {
+    _skel_tnode **m;            /* the members as added (templates, never submitted) */
+    int n, cap;
+    int pending;                /* rt mu: members started and not finished */
+    int started;                /* rt mu */
+    int status;                 /* rt mu: the first failure of this run */
+    char why[600];
+};
+
+static void _skel_farm_done(struct skel_farm *f, const _skel_tnode *t)
+{
+    if (t->status != SKEL_OK && f->status == SKEL_OK) {
+        f->status = t->status;
+        snprintf(f->why, sizeof f->why, "%s", t->why ? t->why : skel_error_string(t->status));
+    }
+    f->pending--;
+}
+
+int skel_farm_new(skel_farm **f)
+{
+    if (!f) return _skel_fail(SKEL_EINVAL, "skel_farm_new: NULL result pointer");
+    if (!(*f = (skel_farm *)SKEL_MALLOC(sizeof **f))) return _skel_fail(SKEL_ENOMEM, "skel_farm_new: out of memory");
+    memset(*f, 0, sizeof **f);
+    return SKEL_OK;
+}
+
+static int _skel_farm_add(skel_farm *f, _skel_tnode *t)
+{
+    if (f->n == f->cap) {
+        int cap = f->cap ? 2 * f->cap : 8;
+        _skel_tnode **q = (_skel_tnode **)SKEL_REALLOC(f->m, (size_t)cap * sizeof *q);
+        if (!q) { _skel_tnode_free(t); return _skel_fail(SKEL_ENOMEM, "skel_farm: out of memory"); }
+        f->m = q;
+        f->cap = cap;
+    }
+    f->m[f->n++] = t;
+    return SKEL_OK;
+}
+
+int skel_farm_call(skel_farm *f, skel_skeleton *sk, const skel_call *call)
+{
+    _skel_tnode *t;
+    _skel_init();
+    if (!f) return _skel_fail(SKEL_EINVAL, "skel_farm_call: NULL farm");
+    if (!sk) return _skel_fail(SKEL_EINVAL, "skel_farm_call: NULL skeleton instance");
+    _SKEL_TRY(_skel_tnode_new(sk, call, NULL, &t));
+    return _skel_farm_add(f, t);
+}
+
+int skel_farm_task(skel_farm *f, const skel_task_desc *task)
+{
+    _skel_tnode *t;
+    _skel_init();
+    if (!f) return _skel_fail(SKEL_EINVAL, "skel_farm_task: NULL farm");
+    _SKEL_TRY(_skel_tnode_new(NULL, NULL, task, &t));
+    return _skel_farm_add(f, t);
+}
+
+static int _skel_farm_idle(void *arg) { return ((skel_farm *)arg)->pending == 0; }
+
+int skel_farm_start(skel_farm *f)
+{
+    int i, rc = SKEL_OK;
+    if (!f) return _skel_fail(SKEL_EINVAL, "skel_farm_start: NULL farm");
+    _skel_init();
+    if (_skel_rt_cur) return _skel_fail(SKEL_EINVAL, "skel_farm_start: called from inside a task");
+    pthread_mutex_lock(&_skel_rt_mu);
+    if (f->started) {
+        pthread_mutex_unlock(&_skel_rt_mu);
+        return _skel_fail(SKEL_EINVAL, "skel_farm_start: the farm runs already (join it first)");
+    }
+    if (!_skel_rt.configured) rc = _skel_rt_configure(NULL);
+    f->status = SKEL_OK;
+    f->why[0] = 0;
+    f->started = 1;
+    for (i = 0; rc == SKEL_OK && i < f->n; ++i) {
+        _skel_tnode *t = _skel_tnode_copy(f->m[i]);
+        if (!t) { rc = _skel_fail(SKEL_ENOMEM, "skel_farm_start: out of memory"); break; }
+        t->farm = f;
+        f->pending++;
+        if ((rc = _skel_rt_submit_locked(t)) != SKEL_OK) { f->pending--; _skel_tnode_free(t); }
+    }
+    pthread_mutex_unlock(&_skel_rt_mu);
+    return rc;
+}
+
+int skel_farm_join(skel_farm *f)
+{
+    int rc;
+    if (!f) return _skel_fail(SKEL_EINVAL, "skel_farm_join: NULL farm");
+    if (_skel_rt_cur) return _skel_fail(SKEL_EINVAL, "skel_farm_join: called from inside a task");
+    pthread_mutex_lock(&_skel_rt_mu);
+    _skel_rt_wait_until(_skel_farm_idle, f);
+    f->started = 0;
+    rc = f->status;
+    if (rc != SKEL_OK) snprintf(_skel_errbuf, sizeof _skel_errbuf, "farm: %s", f->why);
+    pthread_mutex_unlock(&_skel_rt_mu);
+    return rc;
+}
+
+int skel_farm_run(skel_farm *f)
+{
+    int rc, rj;
+    if (!f) return _skel_fail(SKEL_EINVAL, "skel_farm_run: NULL farm");
+    rc = skel_farm_start(f);
+    if (rc != SKEL_OK && !f->started) return rc;
+    rj = skel_farm_join(f);
+    return rc != SKEL_OK ? rc : rj;
+}
+
+void skel_farm_free(skel_farm *f)
+{
+    int i;
+    if (!f) return;
+    if (f->started) skel_farm_join(f);
+    for (i = 0; i < f->n; ++i) _skel_tnode_free(f->m[i]);
+    SKEL_FREE(f->m);
+    SKEL_FREE(f);
+}
+
+/* ---- statistics ---- */
+void skel_sched_stats_get(skel_sched_stats *out)
+{
+    int a, b;
+    if (!out) return;
+    pthread_mutex_lock(&_skel_rt_mu);
+    *out = _skel_rt.st;
+    pthread_mutex_unlock(&_skel_rt_mu);
+    out->places = _SKEL_LOAD(&_skel_nspaces);
+    for (a = 0; a < out->places && a < 16; ++a) {
+        out->place_name[a] = _skel_spaces[a].name;
+        for (b = 0; b < out->places && b < 16; ++b) out->bytes[a][b] = _SKEL_LOAD(&_skel_copied_bytes[a][b]);
+    }
+    if (!out->policy) out->policy = "dmda";
+}
+
+void skel_sched_stats_reset(void)
+{
+    int a, b;
+    pthread_mutex_lock(&_skel_rt_mu);
+    memset(&_skel_rt.st, 0, sizeof _skel_rt.st);
+    _skel_rt.st.policy = _skel_rt.pol ? _skel_rt.pol->name : NULL;
+    pthread_mutex_unlock(&_skel_rt_mu);
+    for (a = 0; a < _SKEL_MAX_SPACES; ++a)
+        for (b = 0; b < _SKEL_MAX_SPACES; ++b) _SKEL_STORE(&_skel_copied_bytes[a][b], 0);
+}
+
+/* Tests: the history model's prediction for the model named name ("task
+   x", "Map scale") at place, footprint (a, b); -1 when it has none. */
+double _skel_models_predict(const char *name, const char *place, uint64_t a, uint64_t b)
+{
+    uint64_t fp[2];
+    double t = -1;
+    int i;
+    fp[0] = a; fp[1] = b;
+    pthread_mutex_lock(&_skel_rt_mu);
+    for (i = 0; i < _skel_rt.nmodels; ++i)
+        if (strcmp(_skel_rt.models[i].name, name) == 0 && strcmp(_skel_rt.models[i].place, place) == 0)
+            t = _skel_hist_predict(&_skel_rt.models[i], fp, _skel_rt.calibrate);
+    pthread_mutex_unlock(&_skel_rt_mu);
+    return t;
+}
+
+/* Tests: one measured time of user task `name` at place, footprint (a, 1),
+   as a run there would record it; 1 if taken, 0 if left out (outlier). */
+int _skel_models_add(const char *name, const char *place, uint64_t a, double seconds)
+{
+    _skel_tnode t;
+    const _skel_hmodel *m;
+    const _skel_hent *e;
+    uint64_t before;
+    int p = _skel_place_find(place);
+    if (p < 0) return 0;
+    memset(&t, 0, sizeof t);
+    t.ut.name = name;
+    t.ut.size = (size_t)a;
+    t.place = p;
+    _skel_tnode_key(&t);
+    pthread_mutex_lock(&_skel_rt_mu);
+    m = _skel_hist_find(t.key, _skel_place_name(p), 0, NULL);
+    before = m && (e = _skel_hist_entry((_skel_hmodel *)m, t.fp, 0)) ? e->total : 0;
+    _skel_hist_record(&t, seconds);
+    m = _skel_hist_find(t.key, _skel_place_name(p), 0, NULL);
+    e = m ? _skel_hist_entry((_skel_hmodel *)m, t.fp, 0) : NULL;
+    p = e && e->total > before;
+    pthread_mutex_unlock(&_skel_rt_mu);
+    return p;
+}
+
+/* ---- transfer model: one measurement per link ---- */
+/* The seconds of one copy of bytes host <-> space p (to_dev: host -> p). */
+static double _skel_link_time(int p, void *dev, void *host, size_t bytes, int to_dev)
+{
+    double best = -1, t0, t;
+    int k;
+    for (k = 0; k < 3; ++k) {
+        t0 = _skel_now();
+        if ((to_dev ? _skel_spaces[p].upload(_skel_spaces[p].ctx, dev, host, bytes)
+                    : _skel_spaces[p].download(_skel_spaces[p].ctx, host, dev, bytes)) != SKEL_OK) return -1;
+        t = _skel_now() - t0;
+        if (best < 0 || t < best) best = t;
+    }
+    return best;
+}
+
+/* The link from -> to (one of them the host), measured on first use (mu held). */
+static const _skel_link *_skel_link_get(int from, int to)
+{
+    const size_t small = 4096, big = (size_t)16 << 20;
+    const char *a = _skel_place_name(from), *b = _skel_place_name(to);
+    int i, p = from ? from : to;
+    void *dev = NULL, *host;
+    double ts, tb, bw, lat;
+    _skel_link *l;
+    for (i = 0; i < _skel_rt.nlinks; ++i)
+        if (strcmp(_skel_rt.links[i].from, a) == 0 && strcmp(_skel_rt.links[i].to, b) == 0) return &_skel_rt.links[i];
+    if (p == 0 || (from && to) || _skel_rt.nlinks == 2 * _SKEL_RT_MAXP) return NULL;
+    if (!(host = SKEL_MALLOC(big))) return NULL;
+    memset(host, 1, big);
+    if (_skel_spaces[p].alloc(_skel_spaces[p].ctx, big, &dev) != SKEL_OK) { SKEL_FREE(host); return NULL; }
+    ts = _skel_link_time(p, dev, host, small, to != 0);
+    tb = _skel_link_time(p, dev, host, big, to != 0);
+    _skel_spaces[p].release(_skel_spaces[p].ctx, dev);
+    SKEL_FREE(host);
+    if (ts < 0 || tb < 0) return NULL;
+    bw = tb > ts ? (double)(big - small) / (tb - ts) : (double)big / tb;
+    lat = ts - (double)small / bw;
+    l = &_skel_rt.links[_skel_rt.nlinks++];
+    snprintf(l->from, sizeof l->from, "%s", a);
+    snprintf(l->to, sizeof l->to, "%s", b);
+    l->lat = lat > 0 ? lat : 0;
+    l->bw = bw;
+    _skel_rt.models_dirty = 1;
+    _skel_log(SKEL_LOG_INFO, "transfer model %s -> %s: %.1f us + %.2f GB/s", a, b, 1e6 * l->lat, 1e-9 * l->bw);
+    return l;
+}
+
+static int _skel_link_cost(int from, int to, size_t bytes, double *t)
+{
+    const _skel_link *l = _skel_link_get(from, to);
+    if (!l) return SKEL_EDEVICE;
+    *t = l->lat + (double)bytes / l->bw;
+    return SKEL_OK;
+}
+
+/* ---- the models file ----
+   <plan folder>/skel.models, framed like plan files (_skel_file_begin):
+   "SKELMODL" u32 version (1) u32 flags (0) u64 payload bytes
+     str fingerprint (as plans)
+     u32 links; each: str from, str to, f64 latency s, f64 bytes/s
+     u32 models; each: u64 key, str name, str place, u32 entries; each:
+       u64 fp[2], u32 n (<= 16), next, rejected, u64 total, f64 median,
+       f64 sample[n]
+   u64 FNV-1a.  A file of another machine is not used (the models are
+   learned again); a bad one is reported and ignored. */
+#define _SKEL_MODEL_MAGIC "SKELMODL"
+#define _SKEL_MODEL_VERSION 1u
+
+int skel_models_path(const char *dir, char *buf, size_t size)
+{
+    char *slash;
+    if (!buf) return _skel_fail(SKEL_EINVAL, "skel_models_path: NULL buffer");
+    _SKEL_TRY(skel_plan_path("skel", dir && *dir ? dir : NULL, buf, size));
+    slash = strrchr(buf, '/');
+    slash = slash ? slash + 1 : buf;
+    if ((size_t)(slash - buf) + sizeof "skel.models" > size) return _skel_fail(SKEL_EINVAL, "skel_models_path: path too long");
+    strcpy(slash, "skel.models");
+    return SKEL_OK;
+}
+
+/* The models as a file image (mu held). */
+static int _skel_models_serialize(_skel_buf *b)
+{
+    char *fp = _skel_fingerprint();
+    int i, k, j;
+    if (!fp) return SKEL_ENOMEM;
+    _skel_file_begin(b, _SKEL_MODEL_MAGIC, _SKEL_MODEL_VERSION);
+    _skel_put_str(b, fp);
+    SKEL_FREE(fp);
+    _skel_put_u32(b, (uint32_t)_skel_rt.nlinks);
+    for (i = 0; i < _skel_rt.nlinks; ++i) {
+        _skel_put_str(b, _skel_rt.links[i].from);
+        _skel_put_str(b, _skel_rt.links[i].to);
+        _skel_put_f64(b, _skel_rt.links[i].lat);
+        _skel_put_f64(b, _skel_rt.links[i].bw);
+    }
+    _skel_put_u32(b, (uint32_t)_skel_rt.nmodels);
+    for (i = 0; i < _skel_rt.nmodels; ++i) {
+        const _skel_hmodel *m = &_skel_rt.models[i];
+        _skel_put_u64(b, m->key);
+        _skel_put_str(b, m->name);
+        _skel_put_str(b, m->place);
+        _skel_put_u32(b, (uint32_t)m->ne);
+        for (k = 0; k < m->ne; ++k) {
+            const _skel_hent *e = &m->e[k];
+            _skel_put_u64(b, e->fp[0]);
+            _skel_put_u64(b, e->fp[1]);
+            _skel_put_u32(b, (uint32_t)e->n);
+            _skel_put_u32(b, (uint32_t)e->next);
+            _skel_put_u32(b, (uint32_t)e->rejected);
+            _skel_put_u64(b, e->total);
+            _skel_put_f64(b, e->median);
+            for (j = 0; j < e->n; ++j) _skel_put_f64(b, e->s[j]);
+        }
+    }
+    return _skel_file_end(b);
+}
+
+/* Models read from a file (the dump's view as well as the scheduler's). */
+typedef struct _skel_mfile {
+    char fingerprint[4096];
+    _skel_link links[2 * _SKEL_RT_MAXP];
+    int nlinks;
+    _skel_hmodel *models;
+    int nmodels;
+} _skel_mfile;
+
+static void _skel_mfile_free(_skel_mfile *f)
+{
+    int i;
+    for (i = 0; i < f->nmodels; ++i) SKEL_FREE(f->models[i].e);
+    SKEL_FREE(f->models);
+    f->models = NULL;
+    f->nmodels = 0;
+}
+
+static int _skel_models_parse(const unsigned char *buf, size_t len, _skel_mfile *f, char *why, size_t whylen)
+{
+    _skel_rd r;
+    uint32_t n, i, k, j, version;
+    memset(f, 0, sizeof *f);
+    if (_skel_file_check(buf, len, _SKEL_MODEL_MAGIC, _SKEL_MODEL_VERSION, "models", &r, &version, why, whylen)) return SKEL_EFORMAT;
+#define _SKEL_MBAD(...) do { snprintf(why, whylen, __VA_ARGS__); _skel_mfile_free(f); return SKEL_EFORMAT; } while (0)
+    _skel_get_str(&r, f->fingerprint, sizeof f->fingerprint);
+    n = _skel_get_u32(&r);
+    if (r.bad || n > 2 * _SKEL_RT_MAXP) _SKEL_MBAD("bad link count");
+    for (i = 0; i < n; ++i) {
+        _skel_link *l = &f->links[i];
+        _skel_get_str(&r, l->from, sizeof l->from);
+        _skel_get_str(&r, l->to, sizeof l->to);
+        l->lat = _skel_get_f64(&r);
+        l->bw = _skel_get_f64(&r);
+        if (r.bad || !(l->lat >= 0 && l->lat < 10) || !(l->bw > 0 && l->bw < 1e15)) _SKEL_MBAD("bad link %u", i);
+    }
+    f->nlinks = (int)n;
+    n = _skel_get_u32(&r);
+    if (r.bad || n > 100000 || (size_t)n * 20 > r.len - r.pos) _SKEL_MBAD("bad model count");
+    if (n && !(f->models = (_skel_hmodel *)SKEL_MALLOC(n * sizeof *f->models))) _SKEL_MBAD("out of memory");
+    if (n) memset(f->models, 0, n * sizeof *f->models);
+    f->nmodels = (int)n;
+    for (i = 0; i < n; ++i) {
+        _skel_hmodel *m = &f->models[i];
+        m->key = _skel_get_u64(&r);
+        _skel_get_str(&r, m->name, sizeof m->name);
+        _skel_get_str(&r, m->place, sizeof m->place);
+        m->ne = m->cap = (int)_skel_get_u32(&r);
+        if (r.bad || m->ne < 0 || m->ne > 1000000 || (size_t)m->ne * 48 > r.len - r.pos) _SKEL_MBAD("model %u: bad entry count", i);
+        if (m->ne && !(m->e = (_skel_hent *)SKEL_MALLOC((size_t)m->ne * sizeof *m->e))) _SKEL_MBAD("out of memory");
+        if (m->ne) memset(m->e, 0, (size_t)m->ne * sizeof *m->e);
+        for (k = 0; k < (uint32_t)m->ne; ++k) {
+            _skel_hent *e = &m->e[k];
+            e->fp[0] = _skel_get_u64(&r);
+            e->fp[1] = _skel_get_u64(&r);
+            e->size = (double)e->fp[0] * (double)e->fp[1];
+            e->n = (int)_skel_get_u32(&r);
+            e->next = (int)_skel_get_u32(&r);
+            e->rejected = (int)_skel_get_u32(&r);
+            e->total = _skel_get_u64(&r);
+            e->median = _skel_get_f64(&r);
+            if (r.bad || e->n < 0 || e->n > _SKEL_HIST_RING || e->next < 0 || e->next >= _SKEL_HIST_RING ||
+                (k && e->size < m->e[k - 1].size))
+                _SKEL_MBAD("model %u (%s): bad entry %u", i, m->name, k);
+            for (j = 0; j < (uint32_t)e->n; ++j) {
+                e->s[j] = _skel_get_f64(&r);
+                if (!(e->s[j] >= 0 && e->s[j] < 1e6)) _SKEL_MBAD("model %u (%s): bad time", i, m->name);
+            }
+            if (e->n && e->median != _skel_median(e->s, e->n)) _SKEL_MBAD("model %u (%s): median does not match its samples", i, m->name);
+        }
+    }
+    if (r.bad) _SKEL_MBAD("truncated");
+    if (r.pos != r.len) _SKEL_MBAD("%zu unexpected bytes at the end", r.len - r.pos);
+#undef _SKEL_MBAD
+    return SKEL_OK;
+}
+
+static int _skel_models_read(const char *path, _skel_mfile *f)
+{
+    unsigned char *buf;
+    size_t len;
+    char why[256];
+    int rc = _skel_load_file(path, (size_t)256 << 20, &buf, &len, why, sizeof why);
+    if (rc != SKEL_OK) return _skel_fail(rc, "models file %s: %s", path, why);
+    rc = _skel_models_parse(buf, len, f, why, sizeof why);
+    SKEL_FREE(buf);
+    return rc == SKEL_OK ? SKEL_OK : _skel_fail(rc, "models file %s: %s", path, why);
+}
+
+/* Load this machine's models once, when the scheduler starts (mu held). */
+static int _skel_models_load_locked(void)
+{
+    char path[4200];
+    _skel_mfile f;
+    char *fp;
+    int rc;
+    _skel_rt.models_loaded = 1;
+    if (skel_models_path(_skel_rt.model_dir, path, sizeof path) != SKEL_OK) return SKEL_EINVAL;
+    if (access(path, F_OK) != 0) return SKEL_OK;
+    if ((rc = _skel_models_read(path, &f)) != SKEL_OK) {
+        _skel_log(SKEL_LOG_WARN, "%s; learning the models again", _skel_errbuf);
+        return rc;
+    }
+    fp = _skel_fingerprint();
+    if (!fp || strcmp(fp, f.fingerprint) != 0) {
+        _skel_log(SKEL_LOG_INFO, "models file %s is of another machine; learning the models again", path);
+        _skel_mfile_free(&f);
+        SKEL_FREE(fp);
+        return SKEL_OK;
+    }
+    SKEL_FREE(fp);
+    memcpy(_skel_rt.links, f.links, sizeof f.links);
+    _skel_rt.nlinks = f.nlinks;
+    _skel_rt.models = f.models;
+    _skel_rt.nmodels = _skel_rt.capmodels = f.nmodels;
+    _skel_log(SKEL_LOG_INFO, "models file %s: %d links, %d models", path, f.nlinks, f.nmodels);
+    return SKEL_OK;
+}
+
+int skel_models_save(void)
+{
+    char path[4200];
+    _skel_buf b;
+    int rc;
+    pthread_mutex_lock(&_skel_rt_mu);
+    if (!_skel_rt.configured || _skel_rt.nofile || (!_skel_rt.models_dirty && !_skel_rt.nmodels)) {
+        pthread_mutex_unlock(&_skel_rt_mu);
+        return SKEL_OK;
+    }
+    rc = skel_models_path(_skel_rt.model_dir, path, sizeof path);
+    if (rc == SKEL_OK && (rc = _skel_models_serialize(&b)) != SKEL_OK) rc = _skel_fail(rc, "skel_models_save: out of memory");
+    if (rc == SKEL_OK) _skel_rt.models_dirty = 0;
+    pthread_mutex_unlock(&_skel_rt_mu);
+    if (rc != SKEL_OK) return rc;
+    if ((rc = _skel_mkdirs_for(path)) == SKEL_OK) rc = _skel_write_atomic(path, b.p, b.len, NULL, 0, 1);
+    SKEL_FREE(b.p);
+    return rc;
+}
+
+/* ---- showing models (skel_plan's --models) ---- */
+/* A plan file's measured points as models: per place, at every measured
+   point, the best per-call time R of that place's variants. */
+static int _skel_plan_models(const skel_plan *p, _skel_mfile *f)
+{
+    const _skel_tree *t = p->tree;
+    char places[_SKEL_RT_MAXP][32];
+    int np = 0, i, k, v, pl;
+    memset(f, 0, sizeof *f);
+    snprintf(f->fingerprint, sizeof f->fingerprint, "%s", t->fingerprint);
+    for (v = 0; v < t->nvar; ++v) {     /* places by backend: CPU variants are the host */
+        const char *b = t->vars[v].backend;
+        const char *pn = strcmp(b, "seq") == 0 || strcmp(b, "omp") == 0 || strcmp(b, "pool") == 0 ||
+                         strcmp(b, "cuda-check") == 0 ? "host" : b;
+        for (k = 0; k < np && strcmp(places[k], pn) != 0; ++k) {}
+        if (k == np && np < _SKEL_RT_MAXP) snprintf(places[np++], sizeof places[0], "%.31s", pn);
+    }
+    if (!(f->models = (_skel_hmodel *)SKEL_MALLOC((size_t)(np ? np : 1) * sizeof *f->models))) return SKEL_ENOMEM;
+    memset(f->models, 0, (size_t)(np ? np : 1) * sizeof *f->models);
+    f->nmodels = np;
+    for (pl = 0; pl < np; ++pl) {
+        _skel_hmodel *m = &f->models[pl];
+        snprintf(m->name, sizeof m->name, "%.40s (plan %.40s)", t->conf.inst, t->conf.id);
+        memcpy(m->place, places[pl], sizeof m->place);
+        if (!(m->e = (_skel_hent *)SKEL_MALLOC((size_t)(t->npoints ? t->npoints : 1) * sizeof *m->e))) return SKEL_ENOMEM;
+        m->cap = t->npoints;
+        for (i = 0; i < t->npoints; ++i) {
+            double best = -1, r;
+            uint64_t fp[2];
+            _skel_hent *e;
+            for (v = 0; v < t->nvar; ++v) {
+                const char *b = t->vars[v].backend;
+                int host = strcmp(b, "seq") == 0 || strcmp(b, "omp") == 0 || strcmp(b, "pool") == 0 || strcmp(b, "cuda-check") == 0;
+                if (strcmp(host ? "host" : b, places[pl]) != 0) continue;
+                r = t->times[((size_t)i * (size_t)t->nvar + (size_t)v) * 2];
+                if (r >= 0 && (best < 0 || r < best)) best = r;
+            }
+            if (best < 0) continue;
+            fp[0] = t->points[i].x[0];
+            fp[1] = t->conf.dims == 2 ? t->points[i].x[1] : 1;
+            if ((e = _skel_hist_entry(m, fp, 1)) == NULL) return SKEL_ENOMEM;
+            e->n = 1; e->total = 1; e->s[0] = e->median = best;
+        }
+    }
+    return SKEL_OK;
+}
+
+static void _skel_models_text(FILE *o, const _skel_mfile *f)
+{
+    int i, k;
+    fprintf(o, "machine:\n");
+    {
+        const char *s = f->fingerprint;
+        while (*s) { size_t n = strcspn(s, "\n"); fprintf(o, "  %.*s\n", (int)n, s); s += n + (s[n] == '\n'); }
+    }
+    fprintf(o, "transfer links (latency + bytes / bandwidth):\n");
+    for (i = 0; i < f->nlinks; ++i)
+        fprintf(o, "  %-10s -> %-10s %9.2f us  %8.2f GB/s\n", f->links[i].from, f->links[i].to, 1e6 * f->links[i].lat,
+                1e-9 * f->links[i].bw);
+    if (!f->nlinks) fprintf(o, "  (none measured)\n");
+    fprintf(o, "history models (median of the last samples; time per call):\n");
+    for (i = 0; i < f->nmodels; ++i) {
+        const _skel_hmodel *m = &f->models[i];
+        fprintf(o, "  %s at %s: %d sizes\n", m->name, m->place, m->ne);
+        fprintf(o, "    %14s %12s %10s %8s %9s\n", "size", "(point)", "median ms", "samples", "outliers");
+        for (k = 0; k < m->ne; ++k) {
+            const _skel_hent *e = &m->e[k];
+            char pt[48];
+            if (e->fp[1] == 1) snprintf(pt, sizeof pt, "%llu", (unsigned long long)e->fp[0]);
+            else snprintf(pt, sizeof pt, "%llux%llu", (unsigned long long)e->fp[0], (unsigned long long)e->fp[1]);
+            fprintf(o, "    %14.0f %12s %10.4f %8llu %9d\n", e->size, pt, 1e3 * e->median, (unsigned long long)e->total,
+                    e->rejected);
+        }
+    }
+    if (!f->nmodels) fprintf(o, "  (none)\n");
+}
+
+static void _skel_models_json(FILE *o, const _skel_mfile *f)
+{
+    int i, k, j;
+    fprintf(o, "{\"fingerprint\":");
+    _skel_json_str(o, f->fingerprint);
+    fprintf(o, ",\"links\":[");
+    for (i = 0; i < f->nlinks; ++i) {
+        fprintf(o, "%s{\"from\":", i ? "," : "");
+        _skel_json_str(o, f->links[i].from);
+        fprintf(o, ",\"to\":");
+        _skel_json_str(o, f->links[i].to);
+        fprintf(o, ",\"latency_s\":%.9g,\"bytes_per_s\":%.9g}", f->links[i].lat, f->links[i].bw);
+    }
+    fprintf(o, "],\"models\":[");
+    for (i = 0; i < f->nmodels; ++i) {
+        const _skel_hmodel *m = &f->models[i];
+        fprintf(o, "%s{\"name\":", i ? "," : "");
+        _skel_json_str(o, m->name);
+        fprintf(o, ",\"place\":");
+        _skel_json_str(o, m->place);
+        fprintf(o, ",\"sizes\":[");
+        for (k = 0; k < m->ne; ++k) {
+            const _skel_hent *e = &m->e[k];
+            fprintf(o, "%s{\"point\":[%llu,%llu],\"median_s\":%.9g,\"samples\":%llu,\"outliers\":%d,\"recent_s\":[", k ? "," : "",
+                    (unsigned long long)e->fp[0], (unsigned long long)e->fp[1], e->median, (unsigned long long)e->total,
+                    e->rejected);
+            for (j = 0; j < e->n; ++j) fprintf(o, "%s%.9g", j ? "," : "", e->s[j]);
+            fprintf(o, "]}");
+        }
+        fprintf(o, "]}");
+    }
+    fprintf(o, "]}\n");
+}
+
+/* One chart per instance (models of one name): time against size, log-log,
+   a line per place. */
+static void _skel_models_svg(FILE *o, const _skel_mfile *f)
+{
+    static const char *colour[] = { "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b" };
+    const double W = 640, H = 300, L = 70, R = 150, T = 30, B = 40;
+    int *done = (int *)SKEL_MALLOC((size_t)(f->nmodels ? f->nmodels : 1) * sizeof *done), charts = 0, i, j, k, c;
+    double y0 = 10;
+    if (!done) return;
+    memset(done, 0, (size_t)(f->nmodels ? f->nmodels : 1) * sizeof *done);
+    for (i = 0; i < f->nmodels; ++i)
+        if (!done[i]) {
+            for (j = i; j < f->nmodels; ++j) if (strcmp(f->models[j].name, f->models[i].name) == 0) done[j] = -1;
+            done[i] = 1;
+            charts++;
+        }
+    fprintf(o, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" font-family=\"sans-serif\" font-size=\"11\">\n",
+            W, 10 + charts * (H + 10) + (charts ? 0 : 30));
+    if (!charts) fprintf(o, "<text x=\"10\" y=\"25\">no models</text>\n");
+    for (i = 0; i < f->nmodels; ++i) {
+        double xmin = 0, xmax = 0, ymin = 0, ymax = 0, lx0, lx1, ly0, ly1;
+        int first = 1;
+        if (done[i] != 1) continue;
+        for (j = i; j < f->nmodels; ++j) {          /* the chart's range */
+            if (strcmp(f->models[j].name, f->models[i].name)) continue;
+            for (k = 0; k < f->models[j].ne; ++k) {
+                const _skel_hent *e = &f->models[j].e[k];
+                if (e->n < 1 || e->size <= 0 || e->median <= 0) continue;
+                if (first || e->size < xmin) xmin = e->size;
+                if (first || e->size > xmax) xmax = e->size;
+                if (first || e->median < ymin) ymin = e->median;
+                if (first || e->median > ymax) ymax = e->median;
+                first = 0;
+            }
+        }
+        fprintf(o, "<g transform=\"translate(0,%.0f)\">\n<text x=\"%.0f\" y=\"18\" font-size=\"13\">", y0, L);
+        _skel_xml_str(o, f->models[i].name);
+        fprintf(o, ": time per call against size</text>\n");
+        fprintf(o, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"#888\"/>\n", L, T, W - L - R, H - T - B);
+        if (first) { fprintf(o, "</g>\n"); y0 += H + 10; continue; }
+        lx0 = log10(xmin) - 0.1; lx1 = log10(xmax) + 0.1; ly0 = log10(ymin) - 0.1; ly1 = log10(ymax) + 0.1;
+#define _SKEL_SX(x) (L + (log10(x) - lx0) / (lx1 - lx0) * (W - L - R))
+#define _SKEL_SY(y) (H - B - (log10(y) - ly0) / (ly1 - ly0) * (H - T - B))
+        fprintf(o, "<text x=\"%.0f\" y=\"%.0f\">%.3g</text><text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.3g elements</text>\n",
+                L, H - B + 14, pow(10, lx0), W - R, H - B + 14, pow(10, lx1));
+        fprintf(o, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.3g ms</text><text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.3g ms</text>\n",
+                L - 4, H - B, 1e3 * pow(10, ly0), L - 4, T + 10, 1e3 * pow(10, ly1));
+        for (c = 0, j = i; j < f->nmodels; ++j) {
+            const _skel_hmodel *m = &f->models[j];
+            const char *col = colour[c % 6];
+            if (strcmp(m->name, f->models[i].name)) continue;
+            fprintf(o, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", col);
+            for (k = 0; k < m->ne; ++k)
+                if (m->e[k].n >= 1 && m->e[k].size > 0 && m->e[k].median > 0)
+                    fprintf(o, "%.1f,%.1f ", _SKEL_SX(m->e[k].size), _SKEL_SY(m->e[k].median));
+            fprintf(o, "\"/>\n");
+            for (k = 0; k < m->ne; ++k)
+                if (m->e[k].n >= 1 && m->e[k].size > 0 && m->e[k].median > 0)
+                    fprintf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"><title>%.0f: %.4g ms, %llu samples</title></circle>\n",
+                            _SKEL_SX(m->e[k].size), _SKEL_SY(m->e[k].median), col, m->e[k].size, 1e3 * m->e[k].median,
+                            (unsigned long long)m->e[k].total);
+            fprintf(o, "<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%.0f\" y=\"%.0f\">",
+                    W - R + 10, T + 16.0 * c, col, W - R + 24, T + 16.0 * c + 9);
+            _skel_xml_str(o, m->place);
+            fprintf(o, "</text>\n");
+            c++;
+        }
+#undef _SKEL_SX
+#undef _SKEL_SY
+        fprintf(o, "</g>\n");
+        y0 += H + 10;
+    }
+    fprintf(o, "</svg>\n");
+    SKEL_FREE(done);
+}
+
+int skel_models_dump(const char *file, int format, const char *path)
+{
+    _skel_mfile f;
+    FILE *o;
+    int rc = SKEL_OK, err;
+    if (format < SKEL_DUMP_TEXT || format > SKEL_DUMP_SVG) return _skel_fail(SKEL_EINVAL, "skel_models_dump: format %d", format);
+    memset(&f, 0, sizeof f);
+    if (!file) {        /* this program's, copied under the mutex */
+        char *fp = _skel_fingerprint();
+        int i;
+        pthread_mutex_lock(&_skel_rt_mu);
+        snprintf(f.fingerprint, sizeof f.fingerprint, "%s", fp ? fp : "");
+        memcpy(f.links, _skel_rt.links, sizeof f.links);
+        f.nlinks = _skel_rt.nlinks;
+        if (_skel_rt.nmodels && (f.models = (_skel_hmodel *)SKEL_MALLOC((size_t)_skel_rt.nmodels * sizeof *f.models)) != NULL) {
+            for (i = 0; i < _skel_rt.nmodels; ++i) {
+                f.models[i] = _skel_rt.models[i];
+                f.models[i].e = (_skel_hent *)SKEL_MALLOC((size_t)(f.models[i].ne ? f.models[i].ne : 1) * sizeof *f.models[i].e);
+                if (f.models[i].e) memcpy(f.models[i].e, _skel_rt.models[i].e, (size_t)f.models[i].ne * sizeof *f.models[i].e);
+                else f.models[i].ne = 0;
+                f.nmodels = i + 1;
+            }
+        } else if (_skel_rt.nmodels) rc = SKEL_ENOMEM;
+        pthread_mutex_unlock(&_skel_rt_mu);
+        SKEL_FREE(fp);
+        if (rc != SKEL_OK) return _skel_fail(rc, "skel_models_dump: out of memory");
+    } else {
+        unsigned char head[8] = { 0 };
+        FILE *in = fopen(file, "rb");
+        size_t got = in ? fread(head, 1, 8, in) : 0;
+        if (in) fclose(in);
+        if (got == 8 && memcmp(head, _SKEL_PLAN_MAGIC, 8) == 0) {
+            skel_plan *p;
+            _SKEL_TRY(skel_plan_load(&p, file));
+            rc = _skel_plan_models(p, &f);
+            skel_plan_free(p);
+            if (rc != SKEL_OK) { _skel_mfile_free(&f); return _skel_fail(rc, "skel_models_dump: out of memory"); }
+        } else _SKEL_TRY(_skel_models_read(file, &f));
+    }
+    if (!(o = path ? fopen(path, "w") : stdout)) {
+        _skel_mfile_free(&f);
+        return _skel_fail(SKEL_EIO, "skel_models_dump: cannot create %s: %s", path, strerror(errno));
+    }
+    if (format == SKEL_DUMP_TEXT) _skel_models_text(o, &f);
+    else if (format == SKEL_DUMP_JSON) _skel_models_json(o, &f);
+    else _skel_models_svg(o, &f);
+    _skel_mfile_free(&f);
+    err = ferror(o);
+    if (path) err |= fclose(o) != 0;
+    else fflush(o);
+    return err ? _skel_fail(SKEL_EIO, "skel_models_dump: write failed") : SKEL_OK;
 }
 
 #endif /* SKEL_IMPLEMENTATION */

@@ -3,6 +3,7 @@
    failures, waits, every policy, user tasks and the Farm.  Everything
    here also runs under ThreadSanitizer (make test-tsan) and ASan. */
 #define _GNU_SOURCE                 /* setenv, clock_gettime */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,4 +124,644 @@ SKEL_TEST(trace_is_off_without_skel_trace)
 {
     ST_CHECK(!_skel_trace_on() || getenv("SKEL_TRACE"));
     ST_OK(_skel_trace_flush());
+}
+
+/* ---- asynchronous calls and user tasks ---- */
+
+#include <pthread.h>
+#include <time.h>
+
+SKEL_FUNC(uint32_t, tk_add, (uint32_t a, uint32_t b), return a + b;)
+SKEL_FUNC(uint32_t, tk_mul3, (uint32_t a), return 3u * a + 1u;)
+SKEL_FUNC(uint32_t, tk_nb, (const uint32_t *a), return a[-1] + 2u * a[0] + 5u * a[1];)
+SKEL_MAP(tk_addu, tk_add, uint32_t, 2)
+SKEL_MAP(tk_mulu, tk_mul3, uint32_t, 1)
+SKEL_OVERLAP(tk_nbu, tk_nb, uint32_t, 1)
+SKEL_SCAN(tk_scanu, tk_add, uint32_t)
+SKEL_REDUCE(tk_sumu, tk_add, uint32_t)
+
+static const char *const POLICIES[] = { "dmda", "eager", "ws", "static" };
+#define NPOL 4
+
+static void sched(const char *policy, const char *places, int workers)
+{
+    ST_OK(skel_sched_set(&(skel_sched_desc){ .policy = policy, .places = places, .cpu_workers = workers, .nofile = 1 }));
+}
+
+static void nap_us(long us)
+{
+    struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+    nanosleep(&ts, NULL);
+}
+
+static skel_vec *uvec(size_t n, uint32_t seed)
+{
+    skel_vec *v;
+    uint32_t *p;
+    size_t i;
+    ST_OK(skel_vec_new(&v, SKEL_UINT32, n));
+    p = (uint32_t *)skel_write(v);
+    for (i = 0; i < n; ++i) p[i] = seed * 2654435761u + (uint32_t)i * 40503u + 7u;
+    return v;
+}
+
+/* user tasks: data[0] is written (or read), arg says how */
+typedef struct tk_arg { long sleep_us; uint32_t value; int ran; int fail; } tk_arg;
+
+static int tk_fill(skel_vec *const *d, void *arg)  /* data[0] = value, after a nap */
+{
+    tk_arg *a = (tk_arg *)arg;
+    uint32_t *p;
+    size_t i;
+    nap_us(a->sleep_us);
+    __atomic_add_fetch(&a->ran, 1, __ATOMIC_SEQ_CST);
+    if (a->fail) return SKEL_EINVAL;
+    p = (uint32_t *)skel_write(d[0]);
+    for (i = 0; i < skel_size(d[0]); ++i) p[i] = a->value + (uint32_t)i;
+    return SKEL_OK;
+}
+
+static int tk_copy(skel_vec *const *d, void *arg)  /* data[1] = data[0], after a nap */
+{
+    tk_arg *a = (tk_arg *)arg;
+    const uint32_t *s;
+    uint32_t *o;
+    nap_us(a->sleep_us);
+    __atomic_add_fetch(&a->ran, 1, __ATOMIC_SEQ_CST);
+    s = (const uint32_t *)skel_read(d[0]);
+    o = (uint32_t *)skel_write(d[1]);
+    memcpy(o, s, skel_size(d[0]) * sizeof *o);
+    return SKEL_OK;
+}
+
+static void submit_task(int (*fn)(skel_vec *const *, void *), tk_arg *a, skel_vec *d0, int m0, skel_vec *d1, int m1)
+{
+    ST_OK(skel_task_submit(&(skel_task_desc){ .name = fn == tk_fill ? "fill" : "copy", .cpu = fn,
+                                              .data = { d0, d1 }, .mode = { m0, d1 ? m1 : 0 }, .arg = a }));
+}
+
+SKEL_TEST(tasks_follow_read_after_write_write_after_read_and_write_after_write)
+{
+    int p;
+    for (p = 0; p < NPOL; ++p) {
+        skel_vec *x = uvec(1000, 1), *y = uvec(1000, 2), *z = uvec(1000, 3);
+        tk_arg slow = { 20000, 100, 0, 0 }, fast = { 0, 7, 0, 0 }, cp = { 20000, 0, 0, 0 };
+        const uint32_t *r;
+        uint32_t old0;
+        size_t i;
+        st_context("policy %s", POLICIES[p]);
+        sched(POLICIES[p], "host", 3);
+        /* RAW: the map reads what the slow task wrote */
+        submit_task(tk_fill, &slow, x, SKEL_WRITE, NULL, 0);
+        ST_OK(skel_submit(tk_mulu, &(skel_call){ .in = { x }, .out = y }));
+        ST_CHECK((r = (const uint32_t *)skel_read(y)) != NULL);
+        for (i = 0; i < 1000; ++i) ST_EQ_UINT(r[i], 3u * (100u + (uint32_t)i) + 1u);
+        /* WAR: the slow copy reads x before the fill after it overwrites it */
+        old0 = ((const uint32_t *)skel_read(x))[0];
+        submit_task(tk_copy, &cp, x, SKEL_READ, z, SKEL_WRITE);
+        submit_task(tk_fill, &fast, x, SKEL_WRITE, NULL, 0);
+        ST_CHECK((r = (const uint32_t *)skel_read(z)) != NULL);
+        ST_EQ_UINT(r[0], old0);
+        ST_EQ_UINT(((const uint32_t *)skel_read(x))[5], 12u);
+        /* WAW: the last writer wins, whichever is faster */
+        submit_task(tk_fill, &slow, x, SKEL_WRITE, NULL, 0);
+        submit_task(tk_fill, &fast, x, SKEL_WRITE, NULL, 0);
+        ST_OK(skel_wait(x));
+        ST_EQ_UINT(((const uint32_t *)skel_read(x))[9], 16u);
+        ST_EQ_INT(slow.ran, 2);
+        ST_OK(skel_wait_all());
+        skel_free(x); skel_free(y); skel_free(z);
+    }
+    st_context("");
+}
+
+/* Two tasks that each wait for the other to have started: they finish
+   only when they really run at the same time. */
+typedef struct tk_meet { int started, met; } tk_meet;
+static int tk_meet_fn(skel_vec *const *d, void *arg)
+{
+    tk_meet *m = (tk_meet *)arg;
+    double end = _skel_now() + 5;
+    (void)d;
+    __atomic_add_fetch(&m->started, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&m->started, __ATOMIC_SEQ_CST) < 2 && _skel_now() < end) nap_us(100);
+    if (__atomic_load_n(&m->started, __ATOMIC_SEQ_CST) >= 2) __atomic_add_fetch(&m->met, 1, __ATOMIC_SEQ_CST);
+    return SKEL_OK;
+}
+
+SKEL_TEST(tasks_independent_tasks_really_overlap)
+{
+    int p;
+    for (p = 0; p < NPOL; ++p) {
+        tk_meet m = { 0, 0 };
+        skel_vec *a = uvec(10, 1), *b = uvec(10, 2);
+        st_context("policy %s", POLICIES[p]);
+        sched(POLICIES[p], "host", 2);
+        ST_OK(skel_task_submit(&(skel_task_desc){ .name = "meet", .cpu = tk_meet_fn, .data = { a }, .mode = { SKEL_WRITE }, .arg = &m }));
+        ST_OK(skel_task_submit(&(skel_task_desc){ .name = "meet", .cpu = tk_meet_fn, .data = { b }, .mode = { SKEL_WRITE }, .arg = &m }));
+        ST_OK(skel_wait_all());
+        ST_EQ_INT(m.met, 2);
+        skel_free(a); skel_free(b);
+    }
+    st_context("");
+}
+
+/* ---- random programs: asynchronous against sequential ---- */
+#define DAG_VECS 8
+#define DAG_N 257
+static int tk_rot(skel_vec *const *d, void *arg)   /* data[1][i] = data[0][(i + 1) % n] ^ 0x55 */
+{
+    const uint32_t *s = (const uint32_t *)skel_read(d[0]);
+    uint32_t *o, tmp[DAG_N];
+    size_t i, n = skel_size(d[0]);
+    (void)arg;
+    for (i = 0; i < n; ++i) tmp[i] = s[(i + 1) % n] ^ 0x55u;
+    o = (uint32_t *)skel_write(d[1]);
+    memcpy(o, tmp, n * sizeof *o);
+    return SKEL_OK;
+}
+
+/* Op k of the program seeded `seed` on vecs; async submits it, else runs it now. */
+static void dag_op(skel_vec **v, skel_vec **sums, uint64_t *rng, int async)
+{
+    int op = (int)st_rand_int(rng, 0, 5), a = (int)st_rand_int(rng, 0, DAG_VECS - 1), b = (int)st_rand_int(rng, 0, DAG_VECS - 1);
+    int o = (int)st_rand_int(rng, 0, DAG_VECS - 1), s = (int)st_rand_int(rng, 0, 3);
+    skel_call c;
+    memset(&c, 0, sizeof c);
+    c.in[0] = v[a]; c.out = v[o];
+    switch (op) {
+    case 0: c.in[1] = v[b]; ST_OK(async ? skel_submit(tk_addu, &c) : skel_run(tk_addu, &c)); break;
+    case 1: ST_OK(async ? skel_submit(tk_mulu, &c) : skel_run(tk_mulu, &c)); break;
+    case 2: c.edge = SKEL_EDGE_CYCLIC; ST_OK(async ? skel_submit(tk_nbu, &c) : skel_run(tk_nbu, &c)); break;
+    case 3: ST_OK(async ? skel_submit(tk_scanu, &c) : skel_run(tk_scanu, &c)); break;
+    case 4: c.out = sums[s]; ST_OK(async ? skel_submit(tk_sumu, &c) : skel_run(tk_sumu, &c)); break;
+    default: {
+        skel_task_desc t;
+        memset(&t, 0, sizeof t);
+        t.name = "rot"; t.cpu = tk_rot; t.data[0] = v[a]; t.mode[0] = SKEL_READ; t.data[1] = v[o];
+        t.mode[1] = a == o ? SKEL_READ_WRITE : SKEL_WRITE;
+        if (async) ST_OK(skel_task_submit(&t));
+        else ST_OK(tk_rot(t.data, NULL));
+    }
+    }
+}
+
+static void dag_run(uint64_t seed, int ops, int async, uint32_t *out)
+{
+    skel_vec *v[DAG_VECS], *sums[4];
+    uint64_t rng = seed;
+    int i;
+    for (i = 0; i < DAG_VECS; ++i) v[i] = uvec(DAG_N, (uint32_t)i + 1);
+    for (i = 0; i < 4; ++i) ST_OK(skel_vec_new(&sums[i], SKEL_UINT32, 1));
+    for (i = 0; i < ops; ++i) dag_op(v, sums, &rng, async);
+    for (i = 0; i < DAG_VECS; ++i) {
+        const uint32_t *r = (const uint32_t *)skel_read(v[i]);
+        ST_CHECK(r != NULL);
+        memcpy(out + (size_t)i * DAG_N, r, DAG_N * sizeof *out);
+    }
+    for (i = 0; i < 4; ++i) {
+        const uint32_t *r = (const uint32_t *)skel_read(sums[i]);
+        ST_CHECK(r != NULL);
+        out[(size_t)DAG_VECS * DAG_N + (size_t)i] = r[0];
+    }
+    for (i = 0; i < DAG_VECS; ++i) skel_free(v[i]);
+    for (i = 0; i < 4; ++i) skel_free(sums[i]);
+}
+
+SKEL_TEST(tasks_random_programs_of_1000_calls_match_sequential_runs)
+{
+    static uint32_t ref[DAG_VECS * DAG_N + 4], got[DAG_VECS * DAG_N + 4];
+    int p, k;
+    for (k = 0; k < 2; ++k) {
+        uint64_t seed = st_seed("dag", (size_t)k, 1000);
+        dag_run(seed, 1000, 0, ref);
+        for (p = 0; p < NPOL; ++p) {
+            size_t i;
+            st_context("program %d, policy %s", k, POLICIES[p]);
+            sched(POLICIES[p], "host", 3);
+            dag_run(seed, 1000, 1, got);
+            ST_OK(skel_wait_all());
+            for (i = 0; i < sizeof ref / sizeof *ref; ++i)
+                if (ref[i] != got[i]) ST_FAIL("element %zu: %u, sequentially %u", i, got[i], ref[i]);
+        }
+    }
+    st_context("");
+}
+
+SKEL_TEST(tasks_random_programs_on_the_host_and_opencl_match_sequential_runs)
+{
+    static uint32_t ref[DAG_VECS * DAG_N + 4], got[DAG_VECS * DAG_N + 4];
+    int p;
+    uint64_t seed = st_seed("dag-cl", 3, 300);
+    if (_skel_place_find("opencl") < 0) ST_SKIP("no OpenCL place");
+    dag_run(seed, 300, 0, ref);
+    for (p = 0; p < NPOL; ++p) {
+        size_t i;
+        st_context("policy %s", POLICIES[p]);
+        sched(POLICIES[p], "host,opencl", 2);
+        dag_run(seed, 300, 1, got);
+        ST_OK(skel_wait_all());
+        for (i = 0; i < sizeof ref / sizeof *ref; ++i)
+            if (ref[i] != got[i]) ST_FAIL("element %zu: %u, sequentially %u", i, got[i], ref[i]);
+    }
+    st_context("");
+}
+
+/* ---- failures ---- */
+SKEL_TEST(tasks_failure_is_reported_where_waited_and_dependents_are_not_run)
+{
+    int p;
+    for (p = 0; p < NPOL; ++p) {
+        skel_vec *x = uvec(100, 1), *y = uvec(100, 2), *z = uvec(100, 3), *a = uvec(100, 4), *w = uvec(100, 5);
+        tk_arg bad = { 1000, 9, 0, 1 }, dep = { 0, 0, 0, 0 };
+        const uint32_t *r;
+        uint32_t x0 = ((const uint32_t *)skel_read(x))[0];
+        size_t i;
+        st_context("policy %s", POLICIES[p]);
+        sched(POLICIES[p], "host", 2);
+        ST_OK(skel_wait_all());
+        submit_task(tk_fill, &bad, x, SKEL_WRITE, NULL, 0);           /* fails */
+        submit_task(tk_copy, &dep, x, SKEL_READ, y, SKEL_WRITE);       /* not run */
+        ST_OK(skel_submit(tk_mulu, &(skel_call){ .in = { y }, .out = z }));   /* not run */
+        ST_OK(skel_submit(tk_mulu, &(skel_call){ .in = { a }, .out = w }));   /* runs */
+        ST_EQ_INT(skel_wait(z), SKEL_EDEPEND);
+        ST_CHECK(strstr(skel_last_error(), "not run") && strstr(skel_last_error(), "(fill) failed"));
+        ST_EQ_INT(skel_wait(x), SKEL_EINVAL);
+        ST_CHECK(strstr(skel_last_error(), "task #") && strstr(skel_last_error(), "(fill) failed"));
+        ST_CHECK(skel_read(y) == NULL);
+        ST_CHECK(strstr(skel_last_error(), "(copy) not run") != NULL);
+        ST_OK(skel_wait(w));
+        r = (const uint32_t *)skel_read(w);
+        ST_CHECK(r != NULL);
+        ST_EQ_UINT(r[0], 3u * ((const uint32_t *)skel_read(a))[0] + 1u);
+        ST_EQ_INT(dep.ran, 0);
+        ST_EQ_INT(bad.ran, 1);
+        ST_EQ_INT(skel_wait_all(), SKEL_EINVAL);        /* the first failure, once */
+        ST_CHECK(strstr(skel_last_error(), "(fill) failed") != NULL);
+        ST_OK(skel_wait_all());
+        /* nothing was half-written: x holds what it held; writing it clears the failure */
+        r = (const uint32_t *)skel_write(x);
+        ST_EQ_UINT(r[0], x0);
+        ST_CHECK(skel_read(x) != NULL);
+        ST_OK(skel_run(tk_mulu, &(skel_call){ .in = { x }, .out = y }));   /* a successful write clears y */
+        ST_CHECK(skel_read(y) != NULL);
+        for (i = 0; i < 100; ++i) ST_EQ_UINT(((const uint32_t *)skel_read(y))[i], 3u * ((const uint32_t *)skel_read(x))[i] + 1u);
+        ST_EQ_INT(skel_run(tk_mulu, &(skel_call){ .in = { z }, .out = a }), SKEL_EDEPEND);   /* z still failed */
+        skel_free(x); skel_free(y); skel_free(z); skel_free(a); skel_free(w);
+    }
+    st_context("");
+}
+
+SKEL_TEST(tasks_bad_submissions_are_refused_at_once)
+{
+    skel_vec *a = uvec(10, 1), *m;
+    sched("dmda", "host", 2);
+    ST_OK(skel_mat_new(&m, SKEL_UINT32, 2, 5));
+    ST_EQ_INT(skel_submit(NULL, &(skel_call){ .in = { a }, .out = a }), SKEL_EINVAL);
+    ST_EQ_INT(skel_submit(tk_mulu, &(skel_call){ .in = { a }, .out = m }), SKEL_ESHAPE);
+    ST_EQ_INT(skel_task_submit(NULL), SKEL_EINVAL);
+    ST_EQ_INT(skel_task_submit(&(skel_task_desc){ .cpu = tk_rot }), SKEL_EINVAL);
+    ST_EQ_INT(skel_task_submit(&(skel_task_desc){ .name = "x" }), SKEL_EINVAL);
+    ST_EQ_INT(skel_task_submit(&(skel_task_desc){ .name = "x", .cpu = tk_rot, .data = { a }, .mode = { 7 } }), SKEL_EINVAL);
+    ST_EQ_INT(skel_task_submit(&(skel_task_desc){ .name = "x", .cpu = tk_rot, .mode = { SKEL_READ } }), SKEL_EINVAL);
+    ST_EQ_INT(skel_task_submit(&(skel_task_desc){ .name = "gpu only", .gpu = tk_rot, .data = { a }, .mode = { SKEL_READ } }), SKEL_EBACKEND);
+    ST_EQ_INT(skel_sched_set(&(skel_sched_desc){ .policy = "fastest" }), SKEL_EINVAL);
+    ST_EQ_INT(skel_sched_set(&(skel_sched_desc){ .places = "host,mars" }), SKEL_EINVAL);
+    ST_EQ_INT(skel_sched_set(&(skel_sched_desc){ .cpu_workers = -1 }), SKEL_EINVAL);
+    ST_OK(skel_wait_all());
+    skel_free(a);
+    skel_free(m);
+}
+
+/* ---- waits from many threads ---- */
+#define WT_THREADS 8
+typedef struct wt_arg { skel_vec *shared; uint32_t expect; int ok; } wt_arg;
+static void *wt_main(void *p)
+{
+    wt_arg *w = (wt_arg *)p;
+    skel_vec *v, *t;
+    const uint32_t *r;
+    uint32_t x = 5;
+    int k;
+    if (skel_vec_new_fill(&v, SKEL_UINT32, 500, &x) != SKEL_OK || skel_vec_new(&t, SKEL_UINT32, 500) != SKEL_OK) return NULL;
+    for (k = 0; k < 40; ++k) {      /* a chain of its own: v = 3v + 1, through t */
+        if (skel_submit(tk_mulu, &(skel_call){ .in = { k % 2 ? t : v }, .out = k % 2 ? v : t }) != SKEL_OK) return NULL;
+        x = 3u * x + 1u;
+    }
+    r = (const uint32_t *)skel_read(v);         /* waits for its own chain */
+    w->ok = r && r[499] == x && skel_wait(t) == SKEL_OK;
+    r = (const uint32_t *)skel_read(w->shared);  /* waits for the main thread's task */
+    w->ok = w->ok && r && r[3] == w->expect;
+    skel_free(v);
+    skel_free(t);
+    return NULL;
+}
+
+SKEL_TEST(tasks_waits_from_many_threads_see_their_results)
+{
+    pthread_t th[WT_THREADS];
+    wt_arg w[WT_THREADS];
+    tk_arg slow = { 30000, 1000, 0, 0 };
+    skel_vec *shared = uvec(10, 9);
+    int i, p;
+    for (p = 0; p < NPOL; ++p) {
+        st_context("policy %s", POLICIES[p]);
+        sched(POLICIES[p], "host", 3);
+        submit_task(tk_fill, &slow, shared, SKEL_WRITE, NULL, 0);
+        for (i = 0; i < WT_THREADS; ++i) {
+            w[i].shared = shared; w[i].expect = 1003; w[i].ok = 0;
+            ST_CHECK(pthread_create(&th[i], NULL, wt_main, &w[i]) == 0);
+        }
+        for (i = 0; i < WT_THREADS; ++i) pthread_join(th[i], NULL);
+        for (i = 0; i < WT_THREADS; ++i) ST_CHECK(w[i].ok);
+        ST_OK(skel_wait_all());
+    }
+    skel_free(shared);
+    st_context("");
+}
+
+/* ---- the Farm ---- */
+SKEL_TEST(tasks_farm_runs_calls_and_tasks_blocking_and_not)
+{
+    skel_farm *f;
+    skel_vec *in[6], *out[6], *tv, *tv2;
+    uint32_t sum = 0, want = 0;
+    tk_arg fill = { 2000, 40, 0, 0 }, bad = { 0, 0, 0, 1 };
+    int i, k, rep;
+    size_t j;
+    sched("dmda", "host", 3);
+    ST_OK(skel_farm_new(&f));
+    for (i = 0; i < 6; ++i) {
+        in[i] = uvec(300 + 37 * (size_t)i, (uint32_t)i + 1);
+        ST_OK(skel_vec_new(&out[i], SKEL_UINT32, 300 + 37 * (size_t)i));
+        ST_OK(skel_farm_call(f, tk_mulu, &(skel_call){ .in = { in[i] }, .out = out[i] }));
+    }
+    ST_OK(skel_farm_call(f, tk_sumu, &(skel_call){ .in = { in[0] }, .result = &sum }));
+    tv = uvec(50, 3);
+    ST_OK(skel_farm_task(f, &(skel_task_desc){ .name = "fill", .cpu = tk_fill, .data = { tv }, .mode = { SKEL_WRITE }, .arg = &fill }));
+    for (j = 0; j < skel_size(in[0]); ++j) want += ((const uint32_t *)skel_read(in[0]))[j];
+    for (rep = 0; rep < 2; ++rep) {     /* a farm runs again */
+        sum = 0;
+        if (rep == 0) ST_OK(skel_farm_run(f));
+        else {
+            ST_OK(skel_farm_start(f));
+            ST_EQ_INT(skel_farm_start(f), SKEL_EINVAL);     /* it runs already */
+            ST_OK(skel_farm_join(f));
+        }
+        ST_EQ_UINT(sum, want);
+        for (i = 0; i < 6; ++i)
+            for (j = 0; j < skel_size(in[i]); ++j)
+                ST_EQ_UINT(((const uint32_t *)skel_read(out[i]))[j], 3u * ((const uint32_t *)skel_read(in[i]))[j] + 1u);
+        ST_EQ_UINT(((const uint32_t *)skel_read(tv))[7], 47u);
+        ST_EQ_INT(fill.ran, rep + 1);
+    }
+    /* a failing member: the join says which; the others ran */
+    tv2 = uvec(5, 1);
+    ST_OK(skel_farm_task(f, &(skel_task_desc){ .name = "broken", .cpu = tk_fill, .data = { tv2 }, .mode = { SKEL_WRITE }, .arg = &bad }));
+    ST_EQ_INT(skel_farm_run(f), SKEL_EINVAL);
+    ST_CHECK(strstr(skel_last_error(), "farm: task #") && strstr(skel_last_error(), "(broken) failed"));
+    ST_EQ_INT(fill.ran, 3);
+    ST_EQ_INT(skel_wait_all(), SKEL_EINVAL);
+    ST_OK(skel_wait_all());
+    skel_farm_free(f);
+    skel_farm_free(NULL);
+    ST_EQ_INT(skel_farm_run(NULL), SKEL_EINVAL);
+    ST_EQ_INT(skel_farm_call(NULL, tk_mulu, NULL), SKEL_EINVAL);
+    for (k = 0; k < 6; ++k) { skel_free(in[k]); skel_free(out[k]); }
+    skel_free(tv); skel_free(tv2);
+}
+
+/* ---- synchronous calls and host access order after submitted work ---- */
+SKEL_TEST(tasks_synchronous_calls_follow_submitted_ones)
+{
+    skel_vec *x = uvec(100, 1), *y = uvec(100, 2);
+    tk_arg slow = { 20000, 50, 0, 0 };
+    sched("eager", "host", 2);
+    submit_task(tk_fill, &slow, x, SKEL_WRITE, NULL, 0);
+    ST_OK(skel_run(tk_mulu, &(skel_call){ .in = { x }, .out = y }));
+    ST_EQ_UINT(((const uint32_t *)skel_read(y))[10], 3u * 60u + 1u);
+    submit_task(tk_fill, &slow, x, SKEL_WRITE, NULL, 0);
+    ((uint32_t *)skel_write(x))[0] = 7;     /* waits for the fill, then overwrites */
+    ST_EQ_UINT(((const uint32_t *)skel_read(x))[0], 7u);
+    ST_EQ_UINT(((const uint32_t *)skel_read(x))[1], 51u);
+    submit_task(tk_fill, &slow, y, SKEL_WRITE, NULL, 0);
+    skel_free(y);                           /* waits for the task writing it */
+    ST_EQ_INT(slow.ran, 3);
+    skel_free(x);
+    ST_OK(skel_wait_all());
+}
+
+/* ---- shutdown ---- */
+SKEL_TEST_HIDDEN(child_tasks_exit_with_pending_work)
+{
+    static tk_arg a = { 2000, 1, 0, 0 };
+    static skel_vec *v[50];
+    int i;
+    sched("ws", "host", 2);
+    for (i = 0; i < 50; ++i) {
+        v[i] = uvec(100, (uint32_t)i);
+        submit_task(tk_fill, &a, v[i], SKEL_WRITE, NULL, 0);
+        ST_OK(skel_submit(tk_mulu, &(skel_call){ .in = { v[i] }, .out = v[i] }));
+    }
+    /* returns with work pending: the process exits through the pool's stop */
+}
+
+SKEL_TEST(tasks_process_exits_cleanly_with_pending_work)
+{
+    ST_CHILD_OK("child_tasks_exit_with_pending_work", NULL, 60);
+}
+
+SKEL_TEST(tasks_scheduler_restarts_many_times)
+{
+    int k, i;
+    skel_vec *v = uvec(64, 1);
+    uint32_t x = ((const uint32_t *)skel_read(v))[0];
+    for (k = 0; k < 40; ++k) {
+        sched(POLICIES[k % NPOL], "host", 1 + k % 3);
+        for (i = 0; i < 5; ++i) {
+            ST_OK(skel_submit(tk_mulu, &(skel_call){ .in = { v }, .out = v }));
+            x = 3u * x + 1u;
+        }
+    }
+    ST_EQ_UINT(((const uint32_t *)skel_read(v))[0], x);
+    skel_free(v);
+    ST_OK(skel_wait_all());
+}
+
+/* ---- performance models ---- */
+double _skel_models_predict(const char *name, const char *place, uint64_t a, uint64_t b);
+
+/* busy for arg->sleep_us microseconds */
+static int tk_busy(skel_vec *const *d, void *arg)
+{
+    tk_arg *a = (tk_arg *)arg;
+    double end = _skel_now() + 1e-6 * (double)a->sleep_us;
+    (void)d;
+    while (_skel_now() < end) {}
+    __atomic_add_fetch(&a->ran, 1, __ATOMIC_SEQ_CST);
+    return SKEL_OK;
+}
+
+static void busy_task(const char *name, tk_arg *a, size_t size)
+{
+    ST_OK(skel_task_submit(&(skel_task_desc){ .name = name, .cpu = tk_busy, .arg = a, .size = size }));
+    ST_OK(skel_wait_all());
+}
+
+int _skel_models_add(const char *name, const char *place, uint64_t a, double seconds);
+
+/* Runs teach the model (a busy wait takes at least its time: only the lower
+   bound is checked, a loaded machine may stretch it); the rules -- outliers
+   left out, lines through trusted sizes -- are checked on given times. */
+SKEL_TEST(tasks_models_learn_reject_outliers_and_interpolate)
+{
+    tk_arg a = { 2000, 0, 0, 0 };
+    double t;
+    int k;
+    ST_OK(skel_sched_set(&(skel_sched_desc){ .policy = "dmda", .places = "host", .cpu_workers = 1, .calibrate = 4, .nofile = 1 }));
+    ST_CHECK(_skel_models_predict("task learn", "host", 1000, 1) < 0);
+    for (k = 0; k < 3; ++k) busy_task("learn", &a, 1000);
+    ST_CHECK(_skel_models_predict("task learn", "host", 1000, 1) < 0);    /* 3 < calibrate: not trusted */
+    busy_task("learn", &a, 1000);
+    t = _skel_models_predict("task learn", "host", 1000, 1);
+    ST_CHECK(t >= 0.002 && t < 1);
+    ST_EQ_INT(a.ran, 4);
+
+    ST_CHECK(_skel_models_predict("task rule", "host", 1000, 1) < 0);
+    for (k = 0; k < 6; ++k) ST_CHECK(_skel_models_add("rule", "host", 1000, 0.002 + 1e-5 * k));
+    ST_CHECK(fabs(_skel_models_predict("task rule", "host", 1000, 1) - 0.002025) < 1e-9);   /* the median */
+    ST_CHECK(!_skel_models_add("rule", "host", 1000, 0.02));        /* one spike of 10 times: left out */
+    ST_CHECK(!_skel_models_add("rule", "host", 1000, 0.0002));      /* and a dip */
+    ST_CHECK(fabs(_skel_models_predict("task rule", "host", 1000, 1) - 0.002025) < 1e-9);
+    ST_CHECK(_skel_models_add("rule", "host", 1000, 0.002025));     /* a usual one ends the run of outliers */
+    for (k = 0; k < 3; ++k) ST_CHECK(!_skel_models_add("rule", "host", 1000, 0.02));
+    ST_CHECK(_skel_models_add("rule", "host", 1000, 0.02));         /* the 4th in a row is the new normal */
+    for (k = 0; k < 4; ++k) ST_CHECK(_skel_models_add("rule", "host", 3000, 0.006));
+    for (k = 0; k < 16; ++k) ST_CHECK(_skel_models_add("rule", "host", 1000, 0.002));   /* the ring forgets */
+    ST_CHECK(fabs(_skel_models_predict("task rule", "host", 1000, 1) - 0.002) < 1e-12);
+    /* other sizes: the line through the trusted ones, between them and beyond */
+    ST_CHECK(fabs(_skel_models_predict("task rule", "host", 2000, 1) - 0.004) < 1e-9);
+    ST_CHECK(fabs(_skel_models_predict("task rule", "host", 4000, 1) - 0.008) < 1e-9);
+    ST_CHECK(fabs(_skel_models_predict("task rule", "host", 500, 1) - 0.001) < 1e-9);
+    ST_CHECK(fabs(_skel_models_predict("task rule", "host", 50, 1) - 0.0002) < 1e-9);    /* at least a tenth */
+    ST_CHECK(_skel_models_predict("task rule", "opencl", 1000, 1) < 0);
+    ST_CHECK(_skel_models_predict("task rule", "host", 5000, 1) > 0);
+    ST_OK(skel_wait_all());
+}
+
+static int tk_where(skel_vec *const *d, void *arg)     /* records where it ran: 1 cpu, 2 gpu */
+{
+    tk_arg *a = (tk_arg *)arg;
+    double end = _skel_now() + 1e-6 * (double)a->sleep_us;
+    (void)d;
+    while (_skel_now() < end) {}
+    a->ran = 1;
+    return SKEL_OK;
+}
+static int tk_where_gpu(skel_vec *const *d, void *arg)
+{
+    tk_arg *a = (tk_arg *)arg;
+    double end = _skel_now() + 1e-6 * (double)a->sleep_us * 10;
+    (void)d;
+    while (_skel_now() < end) {}
+    a->ran = 2;
+    return SKEL_OK;
+}
+
+SKEL_TEST(tasks_models_dmda_calibrates_then_follows_the_models)
+{
+    tk_arg a = { 1000, 0, 0, 0 };
+    skel_sched_stats st;
+    int k, host = 0;
+    if (_skel_place_find("opencl") < 0) ST_SKIP("no OpenCL place");
+    ST_OK(skel_sched_set(&(skel_sched_desc){ .policy = "dmda", .places = "host,opencl", .cpu_workers = 1, .calibrate = 3, .nofile = 1 }));
+    skel_sched_stats_reset();
+    for (k = 0; k < 16; ++k) {
+        a.ran = 0;
+        ST_OK(skel_task_submit(&(skel_task_desc){ .name = "where", .cpu = tk_where, .gpu = tk_where_gpu, .arg = &a, .size = 10 }));
+        ST_OK(skel_wait_all());
+        if (k >= 10) host += a.ran == 1;
+    }
+    skel_sched_stats_get(&st);
+    ST_EQ_INT(host, 6);                 /* the host is 10 times faster: after calibration, there */
+    ST_EQ_UINT(st.calibrating, 6);      /* 3 samples at each place */
+    ST_EQ_UINT(st.by_model, 10);
+    ST_EQ_UINT(st.tasks, 16);
+    ST_CHECK(strcmp(st.policy, "dmda") == 0);
+}
+
+/* A chain of calls on one place copies its input there once and the result
+   back once, not per call (StarPU users saw 65 times the bytes). */
+SKEL_TEST(tasks_models_chains_move_each_operand_once)
+{
+    skel_vec *x = uvec(1 << 16, 4), *y;
+    skel_sched_stats st;
+    int cl = _skel_place_find("opencl"), k, p;
+    if (cl < 0) ST_SKIP("no OpenCL place");
+    ST_OK(skel_vec_new(&y, SKEL_UINT32, 1 << 16));
+    for (p = 0; p < NPOL; ++p) {
+        st_context("policy %s", POLICIES[p]);
+        ST_OK(skel_write(x) != NULL ? SKEL_OK : SKEL_EINVAL);   /* on the host only */
+        ST_OK(skel_sched_set(&(skel_sched_desc){ .policy = POLICIES[p], .places = "opencl", .nofile = 1 }));
+        skel_sched_stats_reset();
+        for (k = 0; k < 10; ++k) ST_OK(skel_submit(tk_mulu, &(skel_call){ .in = { k % 2 ? y : x }, .out = k % 2 ? x : y }));
+        ST_CHECK(skel_read(x) != NULL);
+        skel_sched_stats_get(&st);
+        ST_EQ_UINT(st.bytes[0][cl], (uint64_t)4 << 16);     /* x up once */
+        ST_EQ_UINT(st.bytes[cl][0], (uint64_t)4 << 16);     /* x down once */
+        ST_EQ_UINT(st.place_tasks[cl], 10);
+    }
+    st_context("");
+    ST_OK(skel_sched_set(NULL));
+    skel_free(x);
+    skel_free(y);
+}
+
+SKEL_TEST(tasks_models_file_is_saved_loaded_shown_and_checked)
+{
+    char dir[128], path[4200], out[256], line[512];
+    tk_arg a = { 500, 0, 0, 0 };
+    FILE *f;
+    int k, found = 0, n;
+    unsigned char *buf;
+    long len;
+    snprintf(dir, sizeof dir, "/tmp/skel_models_test_%d", (int)getpid());
+    ST_OK(skel_sched_set(&(skel_sched_desc){ .policy = "dmda", .places = "host", .cpu_workers = 1, .model_dir = dir }));
+    for (k = 0; k < 3; ++k) busy_task("saved", &a, 77);
+    ST_OK(skel_models_save());
+    ST_OK(skel_models_path(dir, path, sizeof path));
+    ST_CHECK(strstr(path, "/skel.models") != NULL);
+    ST_OK(skel_models_dump(path, SKEL_DUMP_TEXT, (snprintf(out, sizeof out, "%s/dump.txt", dir), out)));
+    ST_CHECK((f = fopen(out, "r")) != NULL);
+    while (fgets(line, sizeof line, f)) found += strstr(line, "task saved at host: 1 sizes") != NULL;
+    fclose(f);
+    ST_EQ_INT(found, 1);
+    ST_OK(skel_models_dump(path, SKEL_DUMP_JSON, out));
+    ST_OK(skel_models_dump(path, SKEL_DUMP_SVG, out));
+    ST_OK(skel_models_dump(NULL, SKEL_DUMP_TEXT, out));
+    /* a corrupted file is refused, not used */
+    ST_CHECK((f = fopen(path, "rb")) != NULL);
+    fseek(f, 0, SEEK_END);
+    len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = (unsigned char *)malloc((size_t)len);
+    ST_CHECK(buf && fread(buf, 1, (size_t)len, f) == (size_t)len);
+    fclose(f);
+    for (n = 0; n < 2; ++n) {
+        FILE *g = fopen(out, "wb");
+        ST_CHECK(g != NULL);
+        if (n == 0) { buf[len / 2] ^= 1; fwrite(buf, 1, (size_t)len, g); buf[len / 2] ^= 1; }
+        else fwrite(buf, 1, (size_t)len - 3, g);
+        fclose(g);
+        ST_EQ_INT(skel_models_dump(out, SKEL_DUMP_TEXT, NULL), SKEL_EFORMAT);
+        ST_CHECK(strstr(skel_last_error(), n == 0 ? "checksum" : "truncated") != NULL);
+    }
+    free(buf);
+    ST_EQ_INT(skel_models_dump(path, 9, NULL), SKEL_EINVAL);
+    ST_OK(skel_sched_set(&(skel_sched_desc){ .nofile = 1 }));
+    unlink(out);
+    snprintf(out, sizeof out, "%s/dump.txt", dir);
+    unlink(out);
+    unlink(path);
+    rmdir(dir);
 }
