@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "skel.h"
 #include "skel_test.h"
@@ -92,6 +93,37 @@ SKEL_TEST_HIDDEN(child_trace_records_lanes_events_and_copies)
     skel_free(r);
 }
 
+/* tools/skel_trace (when built: make all) sums the file up and draws it;
+   a file that is no trace is refused. */
+static void trace_tool_reads(const char *path)
+{
+    char cmd[1024], sum[300], svg[300], line[512];
+    int lane = 0, link = 0, open_ = 0, close_ = 0;
+    FILE *f;
+    if (access("build/skel_trace", X_OK) != 0) return;
+    snprintf(sum, sizeof sum, "%s.sum", path);
+    snprintf(svg, sizeof svg, "%s.svg", path);
+    snprintf(cmd, sizeof cmd, "build/skel_trace --svg %s %s >%s 2>&1", svg, path, sum);
+    ST_EQ_INT(system(cmd), 0);
+    ST_CHECK((f = fopen(sum, "r")) != NULL);
+    while (f && fgets(line, sizeof line, f)) {
+        lane += strstr(line, "main 7") != NULL && strstr(line, "1 tasks") != NULL;
+        link += strstr(line, "host       -> opencl") != NULL && strstr(line, "16384 bytes in      1 copies") != NULL;
+    }
+    if (f) fclose(f);
+    ST_EQ_INT(lane, 1);
+    ST_EQ_INT(link, _skel_place_find("opencl") > 0);
+    ST_CHECK((f = fopen(svg, "r")) != NULL);
+    while (f && fgets(line, sizeof line, f)) { open_ += strncmp(line, "<svg ", 5) == 0; close_ += strcmp(line, "</svg>\n") == 0; }
+    if (f) fclose(f);
+    ST_EQ_INT(open_, 1);
+    ST_EQ_INT(close_, 1);
+    snprintf(cmd, sizeof cmd, "build/skel_trace %s >/dev/null 2>&1", sum);   /* not a trace */
+    ST_CHECK(WEXITSTATUS(system(cmd)) == 1);
+    unlink(sum);
+    unlink(svg);
+}
+
 SKEL_TEST(trace_file_names_lanes_events_and_copies)
 {
     char path[256], envs[300], line[512], out[4096];
@@ -111,6 +143,7 @@ SKEL_TEST(trace_file_names_lanes_events_and_copies)
         copies += strncmp(line, "ev 0 C ", 7) == 0 && strstr(line, " 16384 ") != NULL;
     }
     fclose(f);
+    trace_tool_reads(path);
     unlink(path);
     ST_EQ_INT(header, 1);
     ST_EQ_INT(lanes, 1);
