@@ -409,12 +409,15 @@
        - Ties on the CPU: where seq or a pool variant is the fastest (at a
          point, over a leaf's corners, or interpolated in a 2-D open leaf),
          the pool variant with the most threads within `tolerance` of it
-         is the answer.  The pool's caller takes the chunks its workers do
-         not get to, so pool/k costs at most a wake-up more than seq where
-         its threads find no free core (a busy phase of a shared machine:
-         the one way they tie) and up to k times less where they do.  On
-         the 2-vCPU VM with a competing spinner, pool/2 tied seq at points
-         tuned in one phase and took half seq's time in the next.
+         is the answer.  The pool's caller takes the chunks its workers
+         have not claimed, so where its threads find no free core (a busy
+         phase of a shared machine: the usual way they tie) pool/k mostly
+         costs seq's time plus a wake-up, and up to k times less where they
+         do.  On the 2-vCPU VM with a competing spinner, pool/2 tied seq at
+         points tuned in one phase and took half seq's time in the next;
+         it also took 1.2-1.4 times seq's at some points (a worker
+         descheduled while it holds a chunk), so the rule bets, it does
+         not insure: bench/results/tuner2d.md.
        - Pruning: once the root and its children are measured, and again at
          each deeper level, a variant that was never within `prune` (25%) of
          the best at any point measured so far, and is not within it anywhere
@@ -6129,13 +6132,15 @@ static int _skel_tie_threads(const _skel_tree *t, int v)
 /* Ties on the CPU go to the pool variant with the most threads: best (the
    least of the times tv[], -1: none), or, where best is seq or a pool
    variant, the pool variant with the most threads within `tolerance` of
-   it.  The pool's caller takes every chunk its workers do not get to in
-   time, so pool/k costs at most a wake-up more than seq (or pool/j, j < k)
-   where its threads find no free core - on a shared machine in a busy
-   phase, the one way they tie - and up to k/j times less in the phases
-   where they do.  On the 2-vCPU VM with a spinner, Sobel's pool/2 tied seq
-   (11.96 against 11.93 us) at a point tuned in one phase and took half of
-   seq's time in the next; the plan had answered seq. */
+   it.  The pool's caller takes the chunks its workers have not claimed,
+   so where its threads find no free core (a shared machine in a busy
+   phase, the usual way they tie) pool/k mostly costs seq's time (or
+   pool/j's, j < k) plus a wake-up, and up to k/j times less in the phases
+   where they do find one.  On the 2-vCPU VM with a spinner, Sobel's
+   pool/2 tied seq (11.96 against 11.93 us) at a point tuned in one phase
+   and took half of seq's time in the next; the plan had answered seq.
+   (A worker descheduled while it holds a chunk can make pool/k slower
+   than seq: the manual's TUNER section.) */
 static int _skel_tie_break(const _skel_tree *t, int best, const double *tv)
 {
     int v, b = best;
