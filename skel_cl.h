@@ -819,12 +819,8 @@ static void _skel_cl_store_cached(const char *path, uint64_t key, cl_program pro
     SKEL_FREE(bin);
 }
 
-static int _skel_cl_uses_double(const skel_skeleton *sk)
-{
-    return sk->out_type == SKEL_DOUBLE || sk->in_type == SKEL_DOUBLE ||
-           (sk->has_uniform && (strstr(sk->uniform_type, "double") ||
-                                (sk->uniform_src && strstr(sk->uniform_src(), "double"))));
-}
+int _skel_uses_double(const skel_skeleton *sk);   /* skel.h's generator */
+static int _skel_cl_uses_double(const skel_skeleton *sk) { return _skel_uses_double(sk); }
 
 static void _skel_cl_opts(int block, _skel_kernel_opts *o)
 {
@@ -1056,7 +1052,7 @@ static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const 
     _skel_kernel_opts o;
     _skel_cl_prog *prog = NULL;
     cl_mem buf[_SKEL_NBUFS];
-    size_t esz = _skel_types[sk->out_type].size;
+    size_t esz = sk->out_t[0]()->size;
     int block = v->block ? v->block : 256, i, k, rc = SKEL_OK;
     memset(buf, 0, sizeof buf);
     if (block < 64 || block > 1024 || (block & (block - 1)))
@@ -1071,8 +1067,12 @@ static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const 
     for (i = 0; i < sk->nin; ++i)
         if (!(buf[_SKEL_BUF_IN0 + i] = (cl_mem)_skel_acquire(call->in[i], _skel_cl.space, _SKEL_READ)))
             return _skel_fail_wrap(_skel_acquire_rc, "%s: cannot bring in[%d] to the OpenCL device", sk->name, i);
-    if (call->out && !(buf[_SKEL_BUF_OUT] = (cl_mem)_skel_acquire(call->out, _skel_cl.space, _SKEL_WRITE)))
-        return _skel_fail_wrap(_skel_acquire_rc, "%s: cannot allocate the result on the OpenCL device", sk->name);
+    for (i = 0; i < sk->nview; ++i)
+        if (!(buf[_SKEL_BUF_VIEW0 + i] = (cl_mem)_skel_acquire(call->views[i], _skel_cl.space, _SKEL_READ)))
+            return _skel_fail_wrap(_skel_acquire_rc, "%s: cannot bring views[%d] to the OpenCL device", sk->name, i);
+    for (i = 0; i < sk->nout && call->outs[i]; ++i)
+        if (!(buf[_SKEL_BUF_OUT + i] = (cl_mem)_skel_acquire(call->outs[i], _skel_cl.space, _SKEL_WRITE)))
+            return _skel_fail_wrap(_skel_acquire_rc, "%s: cannot allocate output %d on the OpenCL device", sk->name, i);
     for (k = 0; k < 3; ++k)
         if (plan.scratch[k]) {
             _SKEL_TRY(_skel_cl_scratch(k, plan.scratch[k]));
@@ -1116,7 +1116,7 @@ static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const 
                     i32 = (int32_t)(uint32_t)_skel_karg_value(a, &_skel_cl.state);
                     rc = _SKEL_CL(clSetKernelArg, kern, (cl_uint)k, sizeof i32, &i32);
                     break;
-                case _SKEL_ARG_ELEM: rc = _SKEL_CL(clSetKernelArg, kern, (cl_uint)k, esz, a->elem); break;
+                case _SKEL_ARG_ELEM: rc = _SKEL_CL(clSetKernelArg, kern, (cl_uint)k, (size_t)a->value, a->elem); break;
                 case _SKEL_ARG_UNIFORM:
                     rc = _SKEL_CL(clSetKernelArg, kern, (cl_uint)k, sk->uniform_size, call->uniform); break;
                 case _SKEL_ARG_WEIGHTS:
@@ -1134,7 +1134,7 @@ static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const 
     if (rc == SKEL_OK && plan.state) _skel_dstate_end(&_skel_cl.state, &plan);
     if (rc == SKEL_OK && plan.result >= 0) rc = _skel_cl_read_result(_skel_cl.scratch[plan.result], call->result, esz);
     if (rc == SKEL_OK) rc = _SKEL_CL(clFlush, _skel_cl.queue);
-    if (rc == SKEL_OK && call->out) _skel_mark_written(call->out, _skel_cl.space);
+    for (i = 0; rc == SKEL_OK && i < sk->nout && call->outs[i]; ++i) _skel_mark_written(call->outs[i], _skel_cl.space);
     return rc;
 }
 

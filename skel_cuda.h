@@ -1146,7 +1146,7 @@ static size_t _skel_cuda_groups(const _skel_kstep *st, int grid)
 }
 
 /* Execute plan p on device d (its context current, its run lock held).
-   bufs[_SKEL_BUF_OUT .. _SKEL_BUF_IN0 + 3] are the operands (already
+   bufs[_SKEL_BUF_OUT .. _SKEL_BUF_VIEW0 + 3] are the operands (already
    offset for a part); the scratch and weights slots are filled here.  With
    a result, its element is copied to *result_dev (device memory, stream-
    ordered) or, when result_dev is 0, to call->result. */
@@ -1154,7 +1154,7 @@ static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, c
                            const _skel_kplan *p, _skel_CUdeviceptr *bufs, _skel_CUdeviceptr result_dev, int grid)
 {
     _skel_cuda_dev *dv = &_skel_cuda_devs[d];
-    size_t esz = _skel_types[sk->out_type].size;
+    size_t esz = sk->out_t[0]()->size;
     int i, j, na;
     for (i = 0; i < 3; ++i)
         if (p->scratch[i]) _SKEL_TRY(_skel_cuda_scratch(dv, i, p->scratch[i], &bufs[_SKEL_BUF_SCRATCH0 + i]));
@@ -1237,15 +1237,16 @@ enum { _SKEL_SPLIT_NONE = 0, _SKEL_SPLIT_ELEMS, _SKEL_SPLIT_ROWS };
 static int _skel_cuda_split_kind(const skel_skeleton *sk, const skel_call *c, const _skel_shape *sh)
 {
     switch (sk->kind) {
-    case SKEL_KIND_MAP: return sk->index_mode || !sk->nin ? _SKEL_SPLIT_NONE : _SKEL_SPLIT_ELEMS;
+    case SKEL_KIND_MAP:
+        return sk->index_mode || !sk->nin || sk->nout > 1 || sh->depth > 1 ? _SKEL_SPLIT_NONE : _SKEL_SPLIT_ELEMS;
     case SKEL_KIND_REDUCE:
     case SKEL_KIND_MAPREDUCE:
         return c->direction == SKEL_WHOLE && !c->out && !sk->index_mode && sk->nin ? _SKEL_SPLIT_ELEMS
                                                                                     : _SKEL_SPLIT_NONE;
     case SKEL_KIND_SCAN: return sh->rows > 1 ? _SKEL_SPLIT_ROWS : _SKEL_SPLIT_ELEMS;
     case SKEL_KIND_OVERLAP:
-        return c->in[0]->is_matrix && (c->direction == 0 || c->direction == SKEL_ROWS) ? _SKEL_SPLIT_ROWS
-                                                                                       : _SKEL_SPLIT_NONE;
+        return c->in[0]->is_matrix && (c->direction == 0 || c->direction == SKEL_ROWS) && !sk->index_mode &&
+               sk->nout == 1 ? _SKEL_SPLIT_ROWS : _SKEL_SPLIT_NONE;
     default: return _SKEL_SPLIT_NONE;
     }
 }
@@ -1260,17 +1261,17 @@ typedef struct _skel_cuda_part {
 /* The operands of call c on device d, offset by off elements. */
 static int _skel_cuda_operands(const skel_skeleton *sk, const skel_call *c, int d, size_t off, _skel_CUdeviceptr *bufs)
 {
-    size_t ie = _skel_types[sk->in_type].size, oe = _skel_types[sk->out_type].size;
-    int i, out_is_in = 0;
-    memset(bufs, 0, sizeof(_skel_CUdeviceptr) * 9);
+    int i, k, out_is_in;
+    memset(bufs, 0, sizeof(_skel_CUdeviceptr) * _SKEL_NBUFS);
     for (i = 0; i < sk->nin; ++i) {
         _SKEL_TRY(_skel_cuda_operand(c->in[i], d, _SKEL_READ, &bufs[_SKEL_BUF_IN0 + i]));
-        bufs[_SKEL_BUF_IN0 + i] += off * ie;
-        if (c->in[i] == c->out) out_is_in = 1;
+        bufs[_SKEL_BUF_IN0 + i] += off * c->in[i]->esz;
     }
-    if (c->out) {
-        _SKEL_TRY(_skel_cuda_operand(c->out, d, out_is_in ? _SKEL_READWRITE : _SKEL_WRITE, &bufs[_SKEL_BUF_OUT]));
-        bufs[_SKEL_BUF_OUT] += off * oe;
+    for (i = 0; i < sk->nview; ++i) _SKEL_TRY(_skel_cuda_operand(c->views[i], d, _SKEL_READ, &bufs[_SKEL_BUF_VIEW0 + i]));
+    for (k = 0; k < sk->nout && c->outs[k]; ++k) {
+        for (i = 0, out_is_in = 0; i < sk->nin; ++i) out_is_in |= c->in[i] == c->outs[k];
+        _SKEL_TRY(_skel_cuda_operand(c->outs[k], d, out_is_in ? _SKEL_READWRITE : _SKEL_WRITE, &bufs[_SKEL_BUF_OUT + k]));
+        bufs[_SKEL_BUF_OUT + k] += off * c->outs[k]->esz;
     }
     return SKEL_OK;
 }
@@ -1279,9 +1280,9 @@ static int _skel_cuda_run_split(const _skel_variant *v, skel_skeleton *sk, const
                                 int nparts, int how)
 {
     _skel_cuda_part parts[64];
-    size_t esz = _skel_types[sk->out_type].size, total = how == _SKEL_SPLIT_ROWS ? sh->rows : sh->n;
+    size_t esz = sk->out_t[0]()->size, total = how == _SKEL_SPLIT_ROWS ? sh->rows : sh->n;
     size_t per_elem = how == _SKEL_SPLIT_ROWS ? sh->cols : 1;
-    unsigned char partials[64 * 8], carry[8];
+    unsigned char partials[64 * _SKEL_MAX_ELEM], carry[_SKEL_MAX_ELEM];
     int p, d, rc = SKEL_OK, used[_SKEL_CUDA_MAX_DEVICES] = { 0 };
     int is_reduce = sk->kind == SKEL_KIND_REDUCE || sk->kind == SKEL_KIND_MAPREDUCE;
     int scan_carries = sk->kind == SKEL_KIND_SCAN && how == _SKEL_SPLIT_ELEMS;
@@ -1307,7 +1308,7 @@ static int _skel_cuda_run_split(const _skel_variant *v, skel_skeleton *sk, const
             rc = _skel_cuda_set(&_skel_cuda_devs[d]);
             if (rc == SKEL_OK) rc = _skel_cuda_operands(sk, c, d, 0, bufs);
             if (rc == SKEL_OK && (is_reduce || scan_carries) && !_skel_cuda_devs[d].results)
-                rc = _SKEL_CU(cuMemAlloc_v2, (&_skel_cuda_devs[d].results, 64 * 8));
+                rc = _SKEL_CU(cuMemAlloc_v2, (&_skel_cuda_devs[d].results, 64 * _SKEL_MAX_ELEM));
             pthread_mutex_unlock(&_skel_cuda_devs[d].run_lock);
             if (rc != SKEL_OK) return rc;
         }
@@ -1334,7 +1335,7 @@ static int _skel_cuda_run_split(const _skel_variant *v, skel_skeleton *sk, const
             if (rc == SKEL_OK) rc = _skel_cuda_set(&_skel_cuda_devs[q->dev]);
             if (rc == SKEL_OK) rc = _skel_cuda_operands(&red, &rc_call, q->dev, q->off, bufs);
             if (rc == SKEL_OK)
-                rc = _skel_cuda_exec(q->dev, k, &red, &rc_call, &plan, bufs, _skel_cuda_devs[q->dev].results + (size_t)p * 8,
+                rc = _skel_cuda_exec(q->dev, k, &red, &rc_call, &plan, bufs, _skel_cuda_devs[q->dev].results + (size_t)p * _SKEL_MAX_ELEM,
                                      v->grid);
             pthread_mutex_unlock(&_skel_cuda_devs[q->dev].run_lock);
         }
@@ -1342,7 +1343,7 @@ static int _skel_cuda_run_split(const _skel_variant *v, skel_skeleton *sk, const
             rc = _skel_cuda_set(&_skel_cuda_devs[parts[p].dev]);
             if (rc == SKEL_OK)
                 rc = _SKEL_CU(cuMemcpyDtoH_v2, (partials + (size_t)(p + 1) * esz,
-                                                _skel_cuda_devs[parts[p].dev].results + (size_t)p * 8, esz));
+                                                _skel_cuda_devs[parts[p].dev].results + (size_t)p * _SKEL_MAX_ELEM, esz));
         }
         if (rc != SKEL_OK) return rc;
     }
@@ -1360,7 +1361,7 @@ static int _skel_cuda_run_split(const _skel_variant *v, skel_skeleton *sk, const
             /* carry = [init (+)] total of parts 0..p-1: exclusive from it,
                or inclusive starting from it (mode 2 of the template) */
             if (c->init) memcpy(partials, c->init, esz);
-            sk->cpu.reduce(&job, c->init ? 0 : 1, (size_t)p + 1, carry);
+            sk->cpu.combine(&job, c->init ? 0 : 1, (size_t)p + 1, carry);
             memcpy(plan.step[0].arg[9].elem, carry, esz);
             plan.step[0].arg[8].value = c->exclusive ? 1 : 2;
         }
@@ -1369,7 +1370,7 @@ static int _skel_cuda_run_split(const _skel_variant *v, skel_skeleton *sk, const
         if (rc == SKEL_OK) rc = _skel_cuda_operands(sk, c, q->dev, q->off, bufs);
         if (rc == SKEL_OK)
             rc = _skel_cuda_exec(q->dev, k, sk, c, &plan, bufs,
-                                 is_reduce ? _skel_cuda_devs[q->dev].results + (size_t)p * 8 : 0, v->grid);
+                                 is_reduce ? _skel_cuda_devs[q->dev].results + (size_t)p * _SKEL_MAX_ELEM : 0, v->grid);
         pthread_mutex_unlock(&_skel_cuda_devs[q->dev].run_lock);
     }
     if (rc != SKEL_OK) return rc;
@@ -1378,10 +1379,10 @@ static int _skel_cuda_run_split(const _skel_variant *v, skel_skeleton *sk, const
             rc = _skel_cuda_set(&_skel_cuda_devs[parts[p].dev]);
             if (rc == SKEL_OK)
                 rc = _SKEL_CU(cuMemcpyDtoH_v2, (partials + (size_t)p * esz,
-                                                _skel_cuda_devs[parts[p].dev].results + (size_t)p * 8, esz));
+                                                _skel_cuda_devs[parts[p].dev].results + (size_t)p * _SKEL_MAX_ELEM, esz));
         }
         if (rc != SKEL_OK) return rc;
-        sk->cpu.reduce(&job, 0, (size_t)nparts, c->result);
+        sk->cpu.combine(&job, 0, (size_t)nparts, c->result);
         return SKEL_OK;
     }
     /* gather the parts computed elsewhere into the first device's copy */
@@ -1409,7 +1410,7 @@ static int _skel_cuda_run(const _skel_backend *b, const _skel_variant *v, skel_s
     _skel_kernel_opts o;
     _skel_kplan plan;
     _skel_CUdeviceptr bufs[_SKEL_NBUFS];
-    int rc, how;
+    int rc, how, w;
     (void)b;
     if (v->devices > 1 && (how = _skel_cuda_split_kind(sk, c, sh)) != _SKEL_SPLIT_NONE)
         return _skel_cuda_run_split(v, sk, c, sh, v->devices, how);
@@ -1421,7 +1422,7 @@ static int _skel_cuda_run(const _skel_backend *b, const _skel_variant *v, skel_s
     if (rc == SKEL_OK) rc = _skel_cuda_operands(sk, c, 0, 0, bufs);
     if (rc == SKEL_OK) rc = _skel_cuda_exec(0, k, sk, c, &plan, bufs, 0, v->grid);
     pthread_mutex_unlock(&dv->run_lock);
-    if (rc == SKEL_OK && c->out) _skel_mark_written(c->out, dv->space);
+    for (w = 0; rc == SKEL_OK && w < sk->nout && c->outs[w]; ++w) _skel_mark_written(c->outs[w], dv->space);
     return rc;
 }
 

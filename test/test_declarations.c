@@ -2,7 +2,9 @@
    declaration that cannot work does not compile, and the compiler's
    message says what to write instead (a uniform struct not declared with
    SKEL_STRUCT, an element type of two tokens or none of the fixed-width
-   ones).  The negative cases compile a small file with the C compiler
+   ones or a struct without SKEL_STRUCT, a Map with fewer result pointers
+   than SKEL_OUTS has types, a view parameter of another type than
+   SKEL_VIEWS declares).  The negative cases compile a small file with the C compiler
    ($CC, else cc) from the repository root. */
 #define _POSIX_C_SOURCE 200809L   /* mkdtemp, popen */
 #include <stdint.h>
@@ -114,10 +116,20 @@ SKEL_TEST(declarations_that_cannot_work_do_not_compile_and_say_what_to_write)
           "SKEL_UNIFORM_type_must_be_a_C_scalar_or_declared_with_SKEL_STRUCT__plain" },
         { "SKEL_FUNC(unsigned int, f, (unsigned int a), return a + 1;)\n"  /* two tokens */
           "SKEL_MAP(m, f, unsigned int, 1)\n",
-          "SKEL_element_types_are_float_double_int32_t_uint32_t_int64_t_uint64_t_in_one_token" },
+          "SKEL_element_type_must_be_a_fixed_width_scalar_or_declared_with_SKEL_STRUCT__unsigned" },
         { "SKEL_FUNC(int, g, (int a, int b), return a + b;)\n"             /* not a fixed-width name */
           "SKEL_REDUCE(r, g, int)\n",
-          "SKEL_element_types_are_float_double_int32_t_uint32_t_int64_t_uint64_t_in_one_token" },
+          "SKEL_element_type_must_be_a_fixed_width_scalar_or_declared_with_SKEL_STRUCT__int" },
+        { "typedef struct { float x; } plain;\n"                  /* an element struct without SKEL_STRUCT */
+          "SKEL_FUNC(plain, f, (plain a), return a;)\n"
+          "SKEL_MAP(m, f, plain, 1)\n",
+          "SKEL_element_type_must_be_a_fixed_width_scalar_or_declared_with_SKEL_STRUCT__plain" },
+        { "SKEL_FUNC(void, f, (float a, float *x), *x = a;)\n"      /* fewer result pointers than SKEL_OUTS */
+          "SKEL_MAP_X(m, f, SKEL_OUTS(float, float), SKEL_INS(float), SKEL_NO_INDEX, SKEL_NO_VIEWS, SKEL_NO_UNIFORM)\n",
+          "too many arguments" },
+        { "SKEL_FUNC(float, f, (float a, skel_view_double w), return a + (float)w.data[0];)\n" /* a view of another type */
+          "SKEL_MAP_X(m, f, SKEL_OUTS(float), SKEL_INS(float), SKEL_NO_INDEX, SKEL_VIEWS(float), SKEL_NO_UNIFORM)\n",
+          "incompatible type" },
     };
     static const char ok[] = "SKEL_STRUCT(lin, float k; float d;)\n"  /* the spellings that do work */
         "SKEL_FUNC(float, f, (float a, lin u), return a * u.k + u.d;)\n"

@@ -1,10 +1,11 @@
 /* Bad input: every refused call returns a clear error code, says why in
    skel_last_error(), and leaves every container it was given unchanged. */
-#define _POSIX_C_SOURCE 200809L   /* strtok_r */
+#define _POSIX_C_SOURCE 200809L   /* strtok_r, mkdtemp, popen */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "skel.h"
 #include "skel_test.h"
 
@@ -258,6 +259,27 @@ SKEL_TEST(maparray_errors_leave_containers_unchanged)
     ST_OK(skel_run(e_marr, &c));
     ST_CHECK(((const float *)skel_read(mo))[4] == 1 + 3 * 0.5f);
     skel_free(v); skel_free(idx); skel_free(o); skel_free(o6); skel_free(m); skel_free(mi); skel_free(mo);
+}
+
+/* ---- declarations of the expressive forms ---- */
+/* A struct of the same name as test_forms.c's tf_pt but other fields: two
+   types, and a call that mixes them says so. */
+SKEL_STRUCT(tf_pt, double x; double y;)
+SKEL_FUNC(tf_pt, e_ptid, (tf_pt p), return p;)
+SKEL_MAP_X(e_ptmap, e_ptid, SKEL_OUTS(tf_pt), SKEL_INS(tf_pt), SKEL_NO_INDEX, SKEL_NO_VIEWS, SKEL_NO_UNIFORM)
+skel_vec *tf_points(size_t n);  /* test_forms.c: a vector of its tf_pt */
+
+SKEL_TEST(struct_declared_differently_in_two_files_is_another_type)
+{
+    skel_vec *theirs = tf_points(4), *ours = NULL, *out = NULL;
+    ST_CHECK(theirs != NULL);
+    ST_OK(skel_vec_new(&ours, SKEL_TYPE(tf_pt), 4));
+    ST_OK(skel_vec_new(&out, SKEL_TYPE(tf_pt), 4));
+    ST_CHECK(skel_elem_type(ours) != skel_elem_type(theirs));
+    ST_OK(skel_map1(e_ptmap, out, ours));
+    ST_EQ_INT(skel_map1(e_ptmap, out, theirs), SKEL_ETYPE);
+    ST_CHECK(strstr(skel_last_error(), "declared differently") != NULL);
+    skel_free(theirs); skel_free(ours); skel_free(out);
 }
 
 /* ---- backends ---- */

@@ -761,7 +761,7 @@ SKEL_TEST(tuner_plan_file_corruption_is_rejected)
     ST_EQ_INT(skel_plan_load(&q, bad), SKEL_EFORMAT);
     ST_CHECK(strstr(skel_last_error(), "magic") != NULL);
     memcpy(mut, img, len);                  /* a future version, checksum intact */
-    mut[8] = 3;
+    mut[8] = 4;
     fix_checksum(mut, len);
     write_all(bad, mut, len);
     ST_EQ_INT(skel_plan_load(&q, bad), SKEL_EFORMAT);
@@ -868,6 +868,52 @@ SKEL_TEST(tuner_dump_matches_golden_files)
     d.upper[0] = d.upper[1] = 10000;
     d.max_depth = 3;
     check_golden("plan2d", &d);
+}
+
+/* A plan file of format 1 (before the instance's form was recorded) still
+   loads and answers; skel_tune sees another configuration in it (the form
+   reads -1) and tunes again rather than trust it. */
+/* Files of formats 1 and 2 (without the instance's form) load and answer;
+   skel_tune tunes their configuration again and then uses the new file. */
+static void load_old_format_and_retune(const char *name)
+{
+    char dir[512], old[700], path[700];
+    skel_plan *p, *q;
+    skel_plan_stats st;
+    skel_variant v;
+    size_t x = 100;
+    model m = model_abc();
+    skel_tune_desc d = cost_desc("golden-1d", &m, 3);
+    unsigned char *img;
+    size_t len;
+    golden_dir(dir, sizeof dir);
+    snprintf(old, sizeof old, "%s/%s", dir, name);
+    if (access(old, R_OK) != 0) ST_SKIP("no golden files at %s (run from the repository root)", dir);
+    st_context("%s", name);
+    ST_OK(skel_plan_load(&p, old));
+    ST_OK(skel_plan_lookup_point(p, &x, 1, &v));
+    skel_plan_free(p);
+    ST_CHECK((img = read_all(old, &len)) != NULL);
+    d.max_depth = 5;
+    d.nofile = 0;
+    d.dir = test_dir();
+    ST_OK(skel_plan_path(d.id, d.dir, path, sizeof path));
+    write_all(path, img, len);
+    ST_OK(skel_tune(&d, &q));
+    ST_OK(skel_plan_stats_get(q, &st));
+    ST_EQ_INT(st.loaded, 0);                    /* tuned again ... */
+    skel_plan_free(q);
+    ST_OK(skel_tune(&d, &q));
+    ST_OK(skel_plan_stats_get(q, &st));
+    ST_EQ_INT(st.loaded, 1);                    /* ... and the new file is used */
+    skel_plan_free(q);
+    free(img);
+}
+
+SKEL_TEST(tuner_loads_format_1_and_2_files_and_retunes_them)
+{
+    load_old_format_and_retune("plan1d_v1.plan");
+    load_old_format_and_retune("plan1d_v2.plan");
 }
 
 SKEL_TEST(tuner_dump_tool_refuses_bad_files)

@@ -1,0 +1,503 @@
+/* forms.c - the expressive forms against hand-written code and the
+   machine's limits, in one run (bench/results/skeletons.md).
+
+   build/bench_forms cpu [--reps N]
+       seq (and omp):   Pearson's correlation in one pass (a MapReduce
+                        with a struct of five double sums) against the
+                        fused C loop; a Map over struct elements (AoS)
+                        against the same Map over four separate arrays
+                        (SoA: four inputs, four outputs) and both by hand.
+   build/bench_forms gpu [--backend cuda|opencl] [--reps N]
+       device-resident data (operands on the GPU before the timed calls,
+       results left there), CUDA events around each call (host clock and
+       a finish on OpenCL), medians of interleaved repetitions:
+         Pearson one pass           vs the device copy bandwidth (reading
+                                    both vectors once)
+         MapPairs distances R x C   vs writing the R x C floats (memset)
+         MapPairsReduce nearest     vs a hand-written kernel doing the
+                                    same (thread per row, shared-memory
+                                    tiles), compiled by NVRTC as skel's are
+         MapOverlap3D 7 points      vs the device copy of the block
+         AoS vs SoA Map             the same bytes as structs and as four
+                                    arrays
+   Bandwidths count each input read once and each output written once;
+   the copy's counts read + write. */
+#include "bench.h"
+#define SKEL_IMPLEMENTATION
+#include "skel.h"
+#include "skel_cuda.h"
+#ifndef BENCH_NO_OPENCL
+#include "skel_cl.h"
+#endif
+#include "bench_skel.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- the workloads ---- */
+SKEL_STRUCT(moments, double sx; double sy; double sxx; double syy; double sxy;)
+SKEL_FUNC(moments, of_pair, (float x, float y),
+    moments m; m.sx = x; m.sy = y; m.sxx = (double)x * x; m.syy = (double)y * y; m.sxy = (double)x * y; return m;)
+SKEL_FUNC(moments, add_moments, (moments a, moments b),
+    a.sx += b.sx; a.sy += b.sy; a.sxx += b.sxx; a.syy += b.syy; a.sxy += b.sxy; return a;)
+SKEL_MAPREDUCE_X(pearson, of_pair, add_moments, moments, SKEL_INS(float, float), SKEL_NO_INDEX, SKEL_NO_VIEWS,
+                 SKEL_NO_UNIFORM)
+
+SKEL_STRUCT(particle, float x; float y; float vx; float vy;)
+SKEL_FUNC(particle, move_aos, (particle p, float dt),
+    p.x += p.vx * dt; p.y += p.vy * dt; p.vx *= 0.999f; p.vy -= 9.81f * dt; return p;)
+SKEL_FUNC(void, move_soa, (float x, float y, float vx, float vy, float dt, float *nx, float *ny, float *nvx, float *nvy),
+    *nx = x + vx * dt; *ny = y + vy * dt; *nvx = vx * 0.999f; *nvy = vy - 9.81f * dt;)
+SKEL_MAP_X(step_aos, move_aos, SKEL_OUTS(particle), SKEL_INS(particle), SKEL_NO_INDEX, SKEL_NO_VIEWS, SKEL_UNIFORM(float))
+SKEL_MAP_X(step_soa, move_soa, SKEL_OUTS(float, float, float, float), SKEL_INS(float, float, float, float),
+           SKEL_NO_INDEX, SKEL_NO_VIEWS, SKEL_UNIFORM(float))
+
+SKEL_STRUCT(p3, float x; float y; float z;)
+SKEL_STRUCT(hit, float d; int32_t j;)
+SKEL_FUNC(float, dist2, (p3 a, p3 b),
+    float dx = a.x - b.x, dy = a.y - b.y, dz = a.z - b.z; return dx * dx + dy * dy + dz * dz;)
+SKEL_FUNC(hit, candidate, (skel_index i, skel_index j, p3 a, p3 b),
+    hit h; float dx = a.x - b.x, dy = a.y - b.y, dz = a.z - b.z;
+    (void)i; h.d = dx * dx + dy * dy + dz * dz; h.j = (int32_t)j; return h;)
+SKEL_FUNC(hit, nearer, (hit a, hit b), return b.d < a.d ? b : a;)
+SKEL_MAPPAIRS(distances, dist2, float, SKEL_INS(p3), SKEL_INS(p3))
+SKEL_MAPPAIRSREDUCE_X(nearest, candidate, nearer, hit, SKEL_INS(p3), SKEL_INS(p3), SKEL_INDEX2D, SKEL_NO_VIEWS,
+                      SKEL_NO_UNIFORM)
+
+SKEL_FUNC(float, heat7, (const float *u, skel_index rs, skel_index ps),
+    return u[0] + 0.1f * (u[-1] + u[1] + u[-rs] + u[rs] + u[-ps] + u[ps] - 6 * u[0]);)
+SKEL_OVERLAP3D(heat, heat7, float, 1, 1, 1)
+
+/* the hand-written nearest-neighbour kernel (CUDA C++, compiled by NVRTC) */
+static const char hand_nn_src[] =
+    "struct p3 { float x, y, z; };\n"
+    "struct hit { float d; int j; };\n"
+    "extern \"C\" __global__ void hand_nn(const p3 *p, const p3 *q, hit *out, long long R, long long C)\n"
+    "{\n"
+    "    __shared__ p3 s[256];\n"
+    "    long long i = blockIdx.x * 256LL + threadIdx.x;\n"
+    "    p3 a = p[i < R ? i : 0];\n"
+    "    float best = 3.4e38f;\n"
+    "    int bj = 0;\n"
+    "    for (long long t0 = 0; t0 < C; t0 += 256) {\n"
+    "        int cnt = C - t0 < 256 ? (int)(C - t0) : 256;\n"
+    "        __syncthreads();\n"
+    "        if (threadIdx.x < cnt) s[threadIdx.x] = q[t0 + threadIdx.x];\n"
+    "        __syncthreads();\n"
+    "        #pragma unroll 4\n"
+    "        for (int k = 0; k < cnt; ++k) {\n"
+    "            float dx = a.x - s[k].x, dy = a.y - s[k].y, dz = a.z - s[k].z, d = dx * dx + dy * dy + dz * dz;\n"
+    "            if (d < best) { best = d; bj = (int)(t0 + k); }\n"
+    "        }\n"
+    "    }\n"
+    "    if (i < R) { out[i].d = best; out[i].j = bj; }\n"
+    "}\n";
+
+static int reps = 15;
+
+static double median_of(double *t, int n) { return bench_median(t, n); }
+
+static void fill(float *p, size_t n, unsigned seed)
+{
+    size_t i;
+    uint64_t s = seed * 0x9E3779B97F4A7C15ULL + 1;
+    for (i = 0; i < n; ++i) {
+        s ^= s >> 12; s ^= s << 25; s ^= s >> 27;
+        p[i] = (float)((s * 0x2545F4914F6CDD1DULL) >> 40) / (float)(1 << 24);
+    }
+}
+
+static skel_vec *vec_fill(skel_type t, size_t n, unsigned seed)
+{
+    skel_vec *v;
+    size_t esz = skel_type_get(t)->size;
+    if (skel_vec_new(&v, t, n) != SKEL_OK) { fprintf(stderr, "%s\n", skel_last_error()); exit(1); }
+    fill((float *)skel_write(v), n * esz / 4, seed);
+    return v;
+}
+
+static void ok(int rc, const char *what)
+{
+    if (rc != SKEL_OK) { fprintf(stderr, "%s: %s\n", what, skel_last_error()); exit(1); }
+}
+
+/* ======================================================================
+   CPU
+   ====================================================================== */
+static moments hand_pearson(const float *x, const float *y, size_t n)
+{
+    moments m = { 0, 0, 0, 0, 0 };
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        double a = x[i], b = y[i];
+        m.sx += a; m.sy += b; m.sxx += a * a; m.syy += b * b; m.sxy += a * b;
+    }
+    return m;
+}
+
+static void hand_aos(const particle *p, particle *q, size_t n, float dt)
+{
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        particle a = p[i];
+        a.x += a.vx * dt; a.y += a.vy * dt; a.vx *= 0.999f; a.vy -= 9.81f * dt;
+        q[i] = a;
+    }
+}
+
+static void hand_soa(const float *const *in, float *const *out, size_t n, float dt)
+{
+    size_t i;
+    for (i = 0; i < n; ++i) {
+        out[0][i] = in[0][i] + in[2][i] * dt; out[1][i] = in[1][i] + in[3][i] * dt;
+        out[2][i] = in[2][i] * 0.999f; out[3][i] = in[3][i] - 9.81f * dt;
+    }
+}
+
+static void cpu_pearson(size_t n, const char *backend, int threads)
+{
+    skel_vec *x = vec_fill(SKEL_FLOAT, n, 1), *y = vec_fill(SKEL_FLOAT, n, 2);
+    const float *px = (const float *)skel_read(x), *py = (const float *)skel_read(y);
+    double ts[64], th[64], t0;
+    moments m, h;
+    int r;
+    skel_set_plan(pearson, bench_fixed_plan(backend, threads, 0));
+    for (r = 0; r < reps; ++r) {   /* interleaved */
+        t0 = bench_now();
+        ok(skel_mapreduce2(pearson, x, y, &m), "pearson");
+        ts[r] = bench_now() - t0;
+        t0 = bench_now();
+        h = hand_pearson(px, py, n);
+        bench_barrier();
+        th[r] = bench_now() - t0;
+        bench_sink(h.sxy + m.sxy);
+    }
+    printf("| Pearson one pass | %s/%d | 2^%d | %.3f | %.3f | %.3f | %.2f |\n", backend, threads, (int)log2((double)n),
+           1e3 * median_of(ts, reps), 1e3 * median_of(th, reps), fabs(m.sxy - h.sxy) / fabs(h.sxy),
+           median_of(th, reps) / median_of(ts, reps));
+    skel_free(x);
+    skel_free(y);
+}
+
+static void cpu_aos_soa(size_t n, const char *backend, int threads)
+{
+    skel_type tp = SKEL_TYPE(particle);
+    skel_vec *a = vec_fill(tp, n, 3), *b, *s[4], *o[4];
+    particle *pa, *pb;
+    float *hs[4], *ho[4], dt = 1e-3f;
+    double t[4][64], t0;
+    skel_call ca, cs;
+    int r, k;
+    ok(skel_vec_new(&b, tp, n), "aos");
+    for (k = 0; k < 4; ++k) {
+        s[k] = vec_fill(SKEL_FLOAT, n, 10 + (unsigned)k);
+        ok(skel_vec_new(&o[k], SKEL_FLOAT, n), "soa");
+        hs[k] = (float *)malloc(n * sizeof(float));
+        ho[k] = (float *)malloc(n * sizeof(float));
+        memcpy(hs[k], skel_read(s[k]), n * sizeof(float));
+    }
+    pa = (particle *)malloc(n * sizeof(particle));
+    pb = (particle *)malloc(n * sizeof(particle));
+    memcpy(pa, skel_read(a), n * sizeof(particle));
+    skel_set_plan(step_aos, bench_fixed_plan(backend, threads, 0));
+    skel_set_plan(step_soa, bench_fixed_plan(backend, threads, 0));
+    memset(&ca, 0, sizeof ca);
+    ca.in[0] = a; ca.out = b; ca.uniform = &dt;
+    memset(&cs, 0, sizeof cs);
+    for (k = 0; k < 4; ++k) { cs.in[k] = s[k]; cs.outs[k] = o[k]; }
+    cs.uniform = &dt;
+    for (r = 0; r < reps; ++r) {
+        t0 = bench_now(); ok(skel_run(step_aos, &ca), "aos"); t[0][r] = bench_now() - t0;
+        t0 = bench_now(); ok(skel_run(step_soa, &cs), "soa"); t[1][r] = bench_now() - t0;
+        t0 = bench_now(); hand_aos(pa, pb, n, dt); bench_barrier(); t[2][r] = bench_now() - t0;
+        t0 = bench_now(); hand_soa((const float *const *)hs, ho, n, dt); bench_barrier(); t[3][r] = bench_now() - t0;
+        bench_sink(pb[n / 2].x + ho[0][n / 2]);
+    }
+    for (k = 0; k < 4; ++k) t[k][0] = median_of(t[k], reps);
+    printf("| AoS vs SoA Map | %s/%d | 2^%d | AoS %.3f | SoA %.3f | hand AoS %.3f | hand SoA %.3f | %.2f | %.2f |\n",
+           backend, threads, (int)log2((double)n), 1e3 * t[0][0], 1e3 * t[1][0], 1e3 * t[2][0], 1e3 * t[3][0],
+           t[1][0] / t[0][0], t[3][0] / t[0][0]);
+    skel_free(a); skel_free(b);
+    for (k = 0; k < 4; ++k) { skel_free(s[k]); skel_free(o[k]); free(hs[k]); free(ho[k]); }
+    free(pa); free(pb);
+}
+
+static void cpu(void)
+{
+    static const int lg[] = { 20, 24 };
+    int i;
+    printf("## CPU: %s\n", _skel_backends[0].info);
+    printf("| workload | variant | n | skel ms | hand ms | rel. diff | skel speed / hand |\n|---|---|---|---|---|---|---|\n");
+    for (i = 0; i < 2; ++i) cpu_pearson((size_t)1 << lg[i], "seq", 0);
+    if (skel_backend_available("omp"))
+        for (i = 0; i < 2; ++i) cpu_pearson((size_t)1 << lg[i], "omp", _skel_omp_default_threads());
+    printf("\n| workload | variant | n | ms | ms | ms | ms | SoA/AoS time | hand SoA/AoS time |\n|---|---|---|---|---|---|---|---|---|\n");
+    for (i = 0; i < 2; ++i) cpu_aos_soa((size_t)1 << lg[i], "seq", 0);
+    if (skel_backend_available("omp"))
+        for (i = 0; i < 2; ++i) cpu_aos_soa((size_t)1 << lg[i], "omp", _skel_omp_default_threads());
+}
+
+/* ======================================================================
+   GPU (device-resident data)
+   ====================================================================== */
+static const char *backend = "cuda";
+static int use_events;
+static _skel_CUevent ev0, ev1;
+
+static void gsync(void)
+{
+    if (skel_backend_available("cuda")) _skel_cu.cuCtxSynchronize();
+#ifndef BENCH_NO_OPENCL
+    if (skel_backend_available("opencl")) skel_cl_finish();
+#endif
+}
+
+typedef void (*work_fn)(void *ctx);
+
+/* median milliseconds of fn over reps runs (after a warm-up run) */
+static double gtime(work_fn fn, void *ctx, int events)
+{
+    double t[64], t0 = 0;
+    int r;
+    fn(ctx);
+    gsync();
+    for (r = 0; r < reps; ++r) {
+        float ms = 0;
+        if (events) _skel_cu.cuEventRecord(ev0, NULL);
+        else t0 = bench_now();
+        fn(ctx);
+        if (events) {
+            _skel_cu.cuEventRecord(ev1, NULL);
+            _skel_cu.cuEventSynchronize(ev1);
+            _skel_cu.cuEventElapsedTime(&ms, ev0, ev1);
+            t[r] = ms;
+        } else {
+            gsync();
+            t[r] = 1e3 * (bench_now() - t0);
+        }
+    }
+    return median_of(t, reps);
+}
+
+typedef struct { skel_skeleton *sk; skel_call c; } run_ctx;
+static void run_call(void *p)
+{
+    run_ctx *r = (run_ctx *)p;
+    ok(skel_run(r->sk, &r->c), r->sk->name);
+}
+
+typedef struct { _skel_CUdeviceptr a, b; size_t bytes; int memset; } copy_ctx;
+static void run_copy(void *p)
+{
+    copy_ctx *c = (copy_ctx *)p;
+    if (c->memset) _skel_cu.cuMemsetD8_v2(c->b, 0, c->bytes);
+    else _skel_cu.cuMemcpyDtoD_v2(c->b, c->a, c->bytes);
+}
+
+/* milliseconds of a device copy (memset: a write) of bytes */
+static double copy_ms(size_t bytes, int memset_only)
+{
+    copy_ctx c;
+    double ms;
+    c.bytes = bytes;
+    c.memset = memset_only;
+    if (_skel_cu.cuMemAlloc_v2(&c.a, bytes) != 0 || _skel_cu.cuMemAlloc_v2(&c.b, bytes) != 0) {
+        fprintf(stderr, "copy baseline: out of device memory\n");
+        exit(1);
+    }
+    ms = gtime(run_copy, &c, 1);
+    _skel_cu.cuMemFree_v2(c.a);
+    _skel_cu.cuMemFree_v2(c.b);
+    return ms;
+}
+
+/* operands on the GPU before timing: one call of anything moves them */
+static void on_device(skel_vec *v)
+{
+    int b = _skel_backend_find(backend);
+    if (!_skel_acquire(v, _skel_backends[b].space, _SKEL_READ)) { fprintf(stderr, "upload: %s\n", skel_last_error()); exit(1); }
+    v->valid = 1u << _skel_backends[b].space;
+}
+
+static void gpu_pearson(int lg)
+{
+    size_t n = (size_t)1 << lg;
+    run_ctx r;
+    skel_vec *x = vec_fill(SKEL_FLOAT, n, 1), *y = vec_fill(SKEL_FLOAT, n, 2), *out;
+    double ms, cms = copy_ms(8 * n, 0), bw, cbw;
+    ok(skel_vec_new(&out, SKEL_TYPE(moments), 1), "out");
+    on_device(x); on_device(y);
+    memset(&r, 0, sizeof r);
+    r.sk = pearson; r.c.in[0] = x; r.c.in[1] = y; r.c.out = out;   /* the sums stay on the device */
+    ms = gtime(run_call, &r, use_events);
+    bw = 8.0 * (double)n / ms / 1e6;
+    cbw = 2 * 8.0 * (double)n / cms / 1e6;
+    printf("| Pearson one pass (reads 8 bytes/element) | 2^%d | %.4f | %.0f GB/s | copy %.0f GB/s | %.2f |\n", lg, ms, bw,
+           cbw, bw / cbw);
+    skel_free(x); skel_free(y); skel_free(out);
+}
+
+static void gpu_pairs(size_t R, size_t C)
+{
+    run_ctx r;
+    skel_type t3 = SKEL_TYPE(p3);
+    skel_vec *p = vec_fill(t3, R, 4), *q = vec_fill(t3, C, 5);
+    skel_mat *d;
+    double ms, wms = copy_ms(R * C * 4, 1);
+    ok(skel_mat_new(&d, SKEL_FLOAT, R, C), "d");
+    on_device(p); on_device(q);
+    memset(&r, 0, sizeof r);
+    r.sk = distances; r.c.in[0] = p; r.c.in[1] = q; r.c.out = d;
+    ms = gtime(run_call, &r, use_events);
+    printf("| MapPairs distances %zu x %zu (writes %.0f MB) | %.4f | %.0f GB/s | memset %.4f ms, %.0f GB/s | %.2f |\n", R, C,
+           (double)R * C * 4 / 1e6, ms, (double)R * C * 4 / ms / 1e6, wms, (double)R * C * 4 / wms / 1e6, wms / ms);
+    skel_free(p); skel_free(q); skel_free(d);
+}
+
+typedef struct { _skel_CUfunction f; _skel_CUdeviceptr p, q, out; long long R, C; } hand_ctx;
+static void run_hand_nn(void *v)
+{
+    hand_ctx *h = (hand_ctx *)v;
+    void *args[5];
+    args[0] = &h->p; args[1] = &h->q; args[2] = &h->out; args[3] = &h->R; args[4] = &h->C;
+    if (_skel_cuda_launch(0, h->f, (size_t)((h->R + 255) / 256), 256, 0, args) != SKEL_OK) {
+        fprintf(stderr, "hand_nn: %s\n", skel_last_error());
+        exit(1);
+    }
+}
+
+static void gpu_nearest(size_t R, size_t C)
+{
+    run_ctx r;
+    skel_type t3 = SKEL_TYPE(p3), th = SKEL_TYPE(hit);
+    skel_vec *p = vec_fill(t3, R, 6), *q = vec_fill(t3, C, 7), *o, *ho;
+    double ms, hms = 0;
+    long bad = 0;
+    size_t i;
+    ok(skel_vec_new(&o, th, R), "o");
+    ok(skel_vec_new(&ho, th, R), "ho");
+    on_device(p); on_device(q);
+    memset(&r, 0, sizeof r);
+    r.sk = nearest; r.c.in[0] = p; r.c.in[1] = q; r.c.out = o; r.c.direction = SKEL_ROWS;
+    ms = gtime(run_call, &r, use_events);
+    if (skel_backend_available("cuda")) {
+        int sp = _skel_cuda_devs[0].space;
+        hand_ctx h;
+        _skel_CUmodule mod;
+        ok(_skel_cuda_module(0, hand_nn_src, "hand_nn.cu", NULL, &mod), "hand_nn compile");
+        ok(_SKEL_CU(cuModuleGetFunction, (&h.f, mod, "hand_nn")), "hand_nn");
+        h.p = ((_skel_cuda_buf *)_skel_acquire(p, sp, _SKEL_READ))->ptr;
+        h.q = ((_skel_cuda_buf *)_skel_acquire(q, sp, _SKEL_READ))->ptr;
+        h.out = ((_skel_cuda_buf *)_skel_acquire(ho, sp, _SKEL_WRITE))->ptr;
+        _skel_mark_written(ho, sp);
+        h.R = (long long)R; h.C = (long long)C;
+        hms = gtime(run_hand_nn, &h, 1);
+        for (i = 0; i < R; ++i)   /* the same answers */
+            bad += ((const hit *)skel_read(o))[i].j != ((const hit *)skel_read(ho))[i].j;
+    }
+    printf("| MapPairsReduce nearest %zu x %zu (%.2g pairs) | %.4f | %.1f Gpairs/s | hand kernel %.4f ms | %.2f |%s\n", R, C,
+           (double)R * C, ms, (double)R * C / ms / 1e6, hms, hms > 0 ? hms / ms : 0, bad ? " DIFFERENT ANSWERS" : "");
+    skel_free(p); skel_free(q); skel_free(o); skel_free(ho);
+}
+
+static void gpu_heat(size_t n)
+{
+    run_ctx r;
+    skel_ten *u, *v;
+    size_t N = n * n * n;
+    double ms, cms = copy_ms(N * 4, 0);
+    ok(skel_ten_new(&u, SKEL_FLOAT, n, n, n), "u");
+    ok(skel_ten_new(&v, SKEL_FLOAT, n, n, n), "v");
+    fill((float *)skel_write(u), N, 8);
+    on_device(u);
+    memset(&r, 0, sizeof r);
+    r.sk = heat; r.c.in[0] = u; r.c.out = v; r.c.edge = SKEL_EDGE_DUPLICATE;
+    ms = gtime(run_call, &r, use_events);
+    printf("| MapOverlap3D 7 points %zu^3 floats | %.4f | %.0f GB/s | copy %.4f ms, %.0f GB/s | %.2f |\n", n, ms,
+           2.0 * (double)N * 4 / ms / 1e6, cms, 2.0 * (double)N * 4 / cms / 1e6, cms / ms);
+    skel_free(u); skel_free(v);
+}
+
+static void gpu_aos_soa(int lg)
+{
+    size_t n = (size_t)1 << lg;
+    run_ctx a, s;
+    skel_vec *pa = vec_fill(SKEL_TYPE(particle), n, 9), *pb, *in[4], *out[4];
+    float dt = 1e-3f;
+    double ta, ts;
+    int k;
+    ok(skel_vec_new(&pb, SKEL_TYPE(particle), n), "pb");
+    on_device(pa);
+    memset(&a, 0, sizeof a);
+    memset(&s, 0, sizeof s);
+    a.sk = step_aos; a.c.in[0] = pa; a.c.out = pb; a.c.uniform = &dt;
+    s.sk = step_soa; s.c.uniform = &dt;
+    for (k = 0; k < 4; ++k) {
+        in[k] = vec_fill(SKEL_FLOAT, n, 20 + (unsigned)k);
+        ok(skel_vec_new(&out[k], SKEL_FLOAT, n), "soa");
+        on_device(in[k]);
+        s.c.in[k] = in[k]; s.c.outs[k] = out[k];
+    }
+    ta = gtime(run_call, &a, use_events);
+    ts = gtime(run_call, &s, use_events);
+    printf("| AoS vs SoA Map, 2^%d particles of 16 bytes | AoS %.4f | SoA %.4f | %.0f vs %.0f GB/s | %.2f |\n", lg, ta, ts,
+           32.0 * (double)n / ta / 1e6, 32.0 * (double)n / ts / 1e6, ts / ta);
+    skel_free(pa); skel_free(pb);
+    for (k = 0; k < 4; ++k) { skel_free(in[k]); skel_free(out[k]); }
+}
+
+static void gpu(void)
+{
+    static skel_plan *plan;
+    int i;
+    if (!skel_backend_available(backend)) {
+        printf("bench_forms: backend %s is not available here; nothing to measure\n", backend);
+        return;
+    }
+    if (!skel_backend_available("cuda")) {
+        printf("bench_forms: the baselines (copy, memset, the hand kernel) need CUDA\n");
+        return;
+    }
+    _skel_cu.cuCtxSetCurrent(_skel_cuda_devs[0].ctx);
+    _skel_cu.cuEventCreate(&ev0, 0);
+    _skel_cu.cuEventCreate(&ev1, 0);
+    use_events = strcmp(backend, "cuda") == 0;
+    plan = bench_fixed_plan(backend, 0, 0);
+    skel_set_plan(pearson, plan); skel_set_plan(distances, plan); skel_set_plan(nearest, plan);
+    skel_set_plan(heat, plan); skel_set_plan(step_aos, plan); skel_set_plan(step_soa, plan);
+    for (i = 0; i < skel_backend_count(); ++i)
+        if (!strcmp(skel_backend_name(i), backend)) printf("## %s: %s, device-resident data\n", backend, _skel_backends[i].info);
+    printf("| workload | ms | skel | baseline | ratio |\n|---|---|---|---|---|\n");
+    for (i = 24; i <= 28; i += 2) gpu_pearson(i);
+    gpu_pairs(4096, 4096);
+    gpu_pairs(8192, 8192);
+    gpu_pairs(16384, 16384);
+    gpu_nearest(16384, 16384);
+    gpu_nearest(32768, 32768);
+    gpu_nearest(131072, 8192);
+    gpu_heat(256);
+    gpu_heat(512);
+    gpu_aos_soa(24);
+    gpu_aos_soa(26);
+}
+
+int main(int argc, char **argv)
+{
+    int i, mode = 0;
+    for (i = 1; i < argc; ++i) {
+        if (!strcmp(argv[i], "cpu")) mode = 1;
+        else if (!strcmp(argv[i], "gpu")) mode = 2;
+        else if (!strcmp(argv[i], "--backend") && i + 1 < argc) backend = argv[++i];
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+        else {
+            fprintf(stderr, "usage: %s cpu|gpu [--backend cuda|opencl] [--reps N]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (reps < 1) reps = 1;
+    if (reps > 64) reps = 64;
+    if (mode == 1) cpu();
+    else if (mode == 2) gpu();
+    else { fprintf(stderr, "usage: %s cpu|gpu [--backend cuda|opencl] [--reps N]\n", argv[0]); return 2; }
+    return 0;
+}

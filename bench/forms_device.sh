@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# bench/forms_device.sh - the expressive forms on the GPU machine, in one
+# call: the benchmarks of bench/results/skeletons.md on a quiet GPU first
+# (bench/forms.c: CUDA, then the CPU part), the
+# examples on CUDA and OpenCL, then the whole test suite with
+# SKEL_REQUIRE=cuda, alongside the forms tests on NVIDIA's OpenCL and under
+# compute-sanitizer.  Logs go to $OUT (or ./device-out); a summary is
+# printed last.
+#
+#   bash bench/forms_device.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/device-out}
+mkdir -p "$OUT"
+SUM="$OUT/summary.txt"
+: > "$SUM"
+note() { echo "$*" | tee -a "$SUM"; }
+export PATH=/usr/local/cuda/bin:$PATH
+export SKEL_CACHE_DIR=/tmp/skel-cache
+rm -rf "$SKEL_CACHE_DIR"
+mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
+export OCL_ICD_VENDORS=/tmp/icd
+
+note "== $(date -u '+%Y-%m-%d %H:%M UTC') $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)"
+note "== $(lscpu | grep 'Model name' | sed 's/  */ /g'), $(nproc) cores"
+make clean >/dev/null
+t0=$(date +%s)
+if make -j16 build/skel_tests build/bench_forms all >"$OUT/build.log" 2>&1; then note "build (gcc -Werror): ok, $(( $(date +%s) - t0 )) s"
+else note "BUILD FAILED"; grep -E 'error' "$OUT/build.log" | head -5 | tee -a "$SUM"; exit 1; fi
+
+t0=$(date +%s)
+build/bench_forms gpu --reps 11 >"$OUT/forms_gpu.txt" 2>&1 || note "bench_forms gpu FAILED"
+build/bench_forms cpu --reps 9 >>"$OUT/forms_gpu.txt" 2>&1 || note "bench_forms cpu FAILED"
+note "benchmarks: $(( $(date +%s) - t0 )) s"
+for b in cuda opencl; do
+    line=""
+    for e in pearson psnr nbody poisson nearest heat3d; do
+        r=$(SKEL_BACKEND=$b timeout 60 build/$e 2>&1 | tail -1)
+        case "$r" in *OK*) line="$line $e:ok";; *) line="$line $e:FAIL($r)";; esac
+    done
+    note "examples on $b:$line"
+done
+
+run_tests() {   # label, log, command...
+    local label=$1 log=$2; shift 2
+    local t1=$(date +%s)
+    "$@" >"$log" 2>&1
+    local rc=$?
+    note "$label: $(grep -E '^[0-9]+ passed' "$log" | tail -1) (rc $rc, $(( $(date +%s) - t1 )) s)"
+    grep -E 'FAIL|skel cuda:|ERROR SUMMARY' "$log" | head -8 | tee -a "$SUM"
+}
+# the forms on NVIDIA's OpenCL and under memcheck, beside the whole suite
+( run_tests "forms tests SKEL_REQUIRE=opencl (NVIDIA OpenCL)" "$OUT/test_cl.log" \
+      env SKEL_REQUIRE=opencl SKEL_CACHE_DIR=/tmp/skel-cache-cl build/skel_tests forms
+  if command -v compute-sanitizer >/dev/null; then
+      run_tests "forms tests on cuda under compute-sanitizer memcheck" "$OUT/memcheck.log" \
+          timeout 240 compute-sanitizer --tool memcheck --error-exitcode 3 --print-limit 10 \
+          env SKEL_REQUIRE=cuda SKEL_CACHE_DIR=/tmp/skel-cache-mc build/skel_tests forms
+  fi ) &
+side=$!
+SKEL_CUDA_STATS=1 run_tests "whole suite SKEL_REQUIRE=cuda (cold cache)" "$OUT/test_cuda.log" \
+    env SKEL_REQUIRE=cuda build/skel_tests
+wait $side
+for f in "$OUT"/test*.log "$OUT"/memcheck.log; do [ -f "$f" ] && tail -c 3000000 "$f" > "$f.tmp" && mv "$f.tmp" "$f"; done
+rm -f "$OUT/build.log"
+echo
+cat "$OUT/forms_gpu.txt"
+echo
+echo "==== summary"
+cat "$SUM"
