@@ -1,5 +1,5 @@
 /* forms.c - the expressive forms against hand-written code and the
-   machine's limits, in one run (bench/results/skeletons.md).
+   machine's limits, in one run (bench/results/forms.md).
 
    build/bench_forms cpu [--reps N]
        seq (and omp):   Pearson's correlation in one pass (a MapReduce

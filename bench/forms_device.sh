@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # bench/forms_device.sh - the expressive forms on the GPU machine, in one
-# call: the benchmarks of bench/results/skeletons.md on a quiet GPU first
+# call: the benchmarks of bench/results/forms.md on a quiet GPU first
 # (bench/forms.c: CUDA, then the CPU part), the
 # examples on CUDA and OpenCL, then the whole test suite with
 # SKEL_REQUIRE=cuda, alongside the forms tests on NVIDIA's OpenCL and under
 # compute-sanitizer.  Logs go to $OUT (or ./device-out); a summary is
 # printed last.
 #
-#   bash bench/forms_device.sh
+#   bash bench/forms_device.sh [quick]
+#       quick (about 2 minutes): build the benchmark, the examples and a
+#       test binary of test_forms.c alone; the forms tests on CUDA and on
+#       NVIDIA's OpenCL and the examples on both, then the GPU benchmark
+#       on CUDA (and on OpenCL while time is left)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-out}
@@ -23,6 +27,40 @@ export OCL_ICD_VENDORS=/tmp/icd
 
 note "== $(date -u '+%Y-%m-%d %H:%M UTC') $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)"
 note "== $(lscpu | grep 'Model name' | sed 's/  */ /g'), $(nproc) cores"
+if [ "${1:-}" = quick ]; then
+    t0=$(date +%s)
+    mkdir -p build
+    ( cc -O2 -g -std=c99 -Wall -Wextra -Werror -pedantic -fopenmp -I. test/main.c test/test_forms.c \
+          -o build/forms_tests -ldl -lpthread -lm ) >"$OUT/build.log" 2>&1 &
+    if make -j14 build/bench_forms build/pearson build/psnr build/nbody build/poisson build/nearest build/heat3d \
+            >>"$OUT/build.log" 2>&1 && wait $!; then note "build (gcc -Werror): ok, $(( $(date +%s) - t0 )) s"
+    else note "BUILD FAILED"; grep -E 'error' "$OUT/build.log" | head -5 | tee -a "$SUM"; exit 1; fi
+    for b in cuda opencl; do
+        ( t1=$(date +%s)
+          SKEL_REQUIRE=$b SKEL_TEST_BACKENDS=$b SKEL_CACHE_DIR=/tmp/skel-cache-$b timeout 55 build/forms_tests \
+              >"$OUT/forms_$b.log" 2>&1
+          rc=$?
+          echo "forms tests on $b: $(tail -1 "$OUT/forms_$b.log") (rc $rc, $(( $(date +%s) - t1 )) s)" >"$OUT/forms_$b.sum"
+          line=""
+          for e in pearson psnr nbody poisson nearest heat3d; do
+              r=$(SKEL_BACKEND=$b SKEL_CACHE_DIR=/tmp/skel-cache-$b timeout 10 build/$e 2>&1 | tail -1)
+              case "$r" in *OK*) line="$line $e:ok";; *) line="$line $e:FAIL($r)";; esac
+          done
+          echo "examples on $b:$line" >>"$OUT/forms_$b.sum" ) &
+    done
+    wait
+    cat "$OUT"/forms_*.sum | tee -a "$SUM"
+    grep -h FAIL "$OUT"/forms_*.log | head -8 | tee -a "$SUM"
+    t0=$(date +%s)
+    timeout 50 stdbuf -oL build/bench_forms gpu --reps 5 >"$OUT/forms_gpu.txt" 2>&1 || note "bench_forms gpu (cuda): rc $?"
+    note "benchmark on cuda: $(( $(date +%s) - t0 )) s"
+    timeout 15 stdbuf -oL build/bench_forms gpu --backend opencl --reps 3 >"$OUT/forms_gpu_opencl.txt" 2>&1 ||
+        note "bench_forms gpu (opencl): rc $?"
+    cat "$OUT/forms_gpu.txt" "$OUT/forms_gpu_opencl.txt"
+    echo "==== summary"; cat "$SUM"
+    exit 0
+fi
+
 make clean >/dev/null
 t0=$(date +%s)
 if make -j16 build/skel_tests build/bench_forms all >"$OUT/build.log" 2>&1; then note "build (gcc -Werror): ok, $(( $(date +%s) - t0 )) s"
