@@ -70,8 +70,8 @@ int main(int argc, char **argv)
     if (!p0 || !p1 || !v0 || !v1 || n < 1) return 1;
     srand(3);
     for (i = 0; i < n; ++i) {
-        p0[i].x = (float)rand() / RAND_MAX - 0.5f; p0[i].y = (float)rand() / RAND_MAX - 0.5f;
-        p0[i].z = (float)rand() / RAND_MAX - 0.5f; p0[i].m = 1.0f / (float)n;
+        p0[i].x = (float)rand() / (float)RAND_MAX - 0.5f; p0[i].y = (float)rand() / (float)RAND_MAX - 0.5f;
+        p0[i].z = (float)rand() / (float)RAND_MAX - 0.5f; p0[i].m = 1.0f / (float)n;
         v0[i].x = v0[i].y = v0[i].z = 0;
     }
     skel_vec_new_copy(&pos[0], tp, (size_t)n, p0);

@@ -40,7 +40,7 @@ static pt3 *random_points(size_t n)
     pt3 *p = (pt3 *)malloc(n * sizeof *p);
     size_t i;
     for (i = 0; p && i < n; ++i) {
-        p[i].x = (float)rand() / RAND_MAX; p[i].y = (float)rand() / RAND_MAX; p[i].z = (float)rand() / RAND_MAX;
+        p[i].x = (float)rand() / (float)RAND_MAX; p[i].y = (float)rand() / (float)RAND_MAX; p[i].z = (float)rand() / (float)RAND_MAX;
     }
     return p;
 }
