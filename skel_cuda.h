@@ -1433,24 +1433,24 @@ typedef struct _skel_cuda_job {
     char err[1024];
 } _skel_cuda_job;
 
-static void *_skel_cuda_job_run(void *p)
+static int _skel_cuda_job_run(void *p)
 {
     _skel_cuda_job *j = (_skel_cuda_job *)p;
     j->rc = _skel_cuda_compile_check(j->src, j->name, NULL, j->arch);
     if (j->rc != SKEL_OK) snprintf(j->err, sizeof j->err, "%s", _skel_errbuf);
-    return NULL;
+    return j->rc;
 }
 
 /* Generate every kernel call c of sk needs with block `block` and compile
-   it for each of the archs, concurrently; also check that each kernel the
+   it for each of the archs, concurrently (pool tasks: skel starts no
+   threads of its own outside the pool); also check that each kernel the
    plan launches is in the program. */
 static int _skel_cuda_check_call(skel_skeleton *sk, const skel_call *c, int block, const int *archs, int narchs)
 {
     static uint64_t seen[4096];
     static int nseen;
     _skel_cuda_job jobs[8];
-    pthread_t th[8];
-    int started[8] = { 0 };
+    _skel_task tasks[8];
     _skel_kernel_opts o;
     _skel_kplan plan;
     _skel_shape sh;
@@ -1478,12 +1478,11 @@ static int _skel_cuda_check_call(skel_skeleton *sk, const skel_call *c, int bloc
         jobs[i].name = name;
         jobs[i].arch = archs[i];
         jobs[i].rc = SKEL_OK;
-        if (i > 0 && pthread_create(&th[i], NULL, _skel_cuda_job_run, &jobs[i]) == 0) started[i] = 1;
-        else if (i > 0) _skel_cuda_job_run(&jobs[i]);
+        if (i > 0) _skel_pool_submit(&tasks[i], _skel_cuda_job_run, &jobs[i]);
     }
     if (narchs > 0) _skel_cuda_job_run(&jobs[0]);
     for (i = 0; i < narchs && i < 8; ++i) {
-        if (started[i]) pthread_join(th[i], NULL);
+        if (i > 0) _skel_task_wait(&tasks[i]);     /* runs it here if no worker took it yet */
         if (jobs[i].rc != SKEL_OK && rc == SKEL_OK) {
             rc = jobs[i].rc;
             snprintf(_skel_errbuf, sizeof _skel_errbuf, "%s", jobs[i].err);
