@@ -382,7 +382,9 @@
        call into chunks (8 per thread) that the calling thread and the
        workers claim as they come: a call waits only for chunks already
        being computed, never for a thread that has not started, and runs
-       at one core's speed at worst.  Workers start on first use, spin for
+       at about one core's speed at worst (medians 0.73-1.17 of seq's
+       with a process spinning on the other core of two; no time-slice
+       stalls: bench/results/pool.md).  Workers start on first use, spin for
        SKEL_POOL_SPIN_US (100) after their last chunk, then sleep.
        GPU backends are probed (libcuda, NVRTC, the OpenCL loader opened,
        devices listed) only when something needs a GPU: a variant or plan
