@@ -273,6 +273,10 @@
        copies does the same).  Seed 001's configurations of depth 2 (r.p,
        r|p, Farm(r)|p, r|Farm(p), Farm(r)|Farm(p), Farm(r|p), Farm(r.p),
        Farm(r).Farm(p), Farm(r).p, r.Farm(p)) are tested.
+       Streams are not built on tasks (TASKS), as DESIGN.md first had
+       them: a task per item and stage would cost a task's 3-8 us (bench/
+       results/tasks.md) where a stage run costs 0.1-2.2 us, so a stream
+       schedules its own workers on pool threads.
        Workers are not threads.  A run has desc.threads threads (default:
        one per worker, the source's and sink's included), the caller's
        and pool tasks; each one takes whichever worker can work next (an
