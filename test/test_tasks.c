@@ -798,3 +798,40 @@ SKEL_TEST(tasks_models_file_is_saved_loaded_shown_and_checked)
     unlink(path);
     rmdir(dir);
 }
+
+/* A call's second output and its views are dependencies like its first
+   output and inputs: the map with two outputs waits for the slow fill of
+   its input, and the map that reads its second output as a view waits
+   for it (without tracking outs[1] and views it ran at once, on stale
+   data). */
+SKEL_FUNC(void, tk_split, (uint32_t a, uint32_t *plus, uint32_t *twice), *plus = a + 1; *twice = 2 * a;)
+SKEL_MAP_X(tk_split2, tk_split, SKEL_OUTS(uint32_t, uint32_t), SKEL_INS(uint32_t), SKEL_NO_INDEX, SKEL_NO_VIEWS,
+           SKEL_NO_UNIFORM)
+SKEL_FUNC(uint32_t, tk_addv, (skel_index i, uint32_t a, skel_view_uint32_t v), return a + SKEL_AT(v, i);)
+SKEL_MAP_X(tk_addview, tk_addv, SKEL_OUTS(uint32_t), SKEL_INS(uint32_t), SKEL_INDEX, SKEL_VIEWS(uint32_t),
+           SKEL_NO_UNIFORM)
+
+SKEL_TEST(tasks_track_every_output_and_view_of_a_call)
+{
+    int p;
+    for (p = 0; p < NPOL; ++p) {
+        skel_vec *x = uvec(1000, 1), *y = uvec(1000, 2), *z = uvec(1000, 3), *w = uvec(1000, 4), *q = uvec(1000, 5);
+        tk_arg slow = { 20000, 100, 0, 0 };
+        const uint32_t *wr = (const uint32_t *)skel_read(w), *r;
+        uint32_t w0[1000];
+        size_t i;
+        st_context("policy %s", POLICIES[p]);
+        memcpy(w0, wr, sizeof w0);
+        sched(POLICIES[p], "host", 3);
+        submit_task(tk_fill, &slow, x, SKEL_WRITE, NULL, 0);
+        ST_OK(skel_submit(tk_split2, &(skel_call){ .in = { x }, .outs = { y, z } }));
+        ST_OK(skel_submit(tk_addview, &(skel_call){ .in = { w }, .views = { z }, .out = q }));
+        ST_CHECK((r = (const uint32_t *)skel_read(q)) != NULL);
+        for (i = 0; i < 1000; ++i) ST_EQ_UINT(r[i], w0[i] + 2u * (100u + (uint32_t)i));
+        r = (const uint32_t *)skel_read(y);
+        for (i = 0; i < 1000; ++i) ST_EQ_UINT(r[i], 101u + (uint32_t)i);
+        ST_OK(skel_wait_all());
+        skel_free(x); skel_free(y); skel_free(z); skel_free(w); skel_free(q);
+    }
+    st_context("");
+}
