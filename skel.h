@@ -5304,6 +5304,28 @@ static const char _skel_tpl_maparray[] =
     "    for (; i < n; i += step) out[i] = SKEL_MACALL(v, e[i], i);\n"
     "}\n";
 
+/* The end of both one-pass reduction kernels below: work-item 0 stores the
+   group's value acc in partial[group]; the group that finishes last (the
+   counter, zero at launch, reaches groups - 1) folds the partials in order
+   into result[0] and sets the counter back to zero for the next launch. */
+#define _SKEL_TPL_LAST_GROUP_FOLDS \
+    "    if (lid == 0) {\n" \
+    "        partial[SKEL_GROUP()] = acc;\n" \
+    "        SKEL_FENCE();\n" \
+    "        last_s[0] = SKEL_ATOMIC_INC(count) == (skel_uint)(SKEL_NGROUPS() - 1);\n" \
+    "    }\n" \
+    "    SKEL_BARRIER();\n" \
+    "    if (last_s[0]) {   /* work-item k folds the k-th run of partials, then the group */\n" \
+    "        SKEL_GLOBAL volatile skel_to *pv = partial;   /* other groups' writes: not through L1 */\n" \
+    "        skel_index m = SKEL_NGROUPS(), per = (m + SKEL_BLOCK - 1) / SKEL_BLOCK, j = lid * per, end = j + per;\n" \
+    "        skel_to x;\n" \
+    "        SKEL_FENCE();\n" \
+    "        x = SKEL_VGET(pv + (j < m ? j : 0));\n" \
+    "        for (++j; j < end && j < m; ++j) x = SKEL_OP(x, SKEL_VGET(pv + j));\n" \
+    "        x = skel_group_reduce(x, (int)((m + per - 1) / per), r);\n" \
+    "        if (lid == 0) { result[0] = x; count[0] = 0; }\n" \
+    "    }\n"
+
 /* Reductions: a group reads a tile coalesced (striped) into local memory,
    each work-item folds SKEL_RITEMS consecutive elements, and the group folds
    those in order; work-item 0 carries the running value across tiles. */
@@ -5333,10 +5355,8 @@ static const char _skel_tpl_reduce[] =
     "    int lid = SKEL_LID(), have = 0;                                                  \\\n"
     "    skel_to acc\n"
     "\n"
-    "/* One pass: each group reduces its chunk to partial[group]; the group\n"
-    "   that finishes last (the counter, zero at launch, reaches groups - 1)\n"
-    "   folds the partials in order into result[0] and sets the counter back\n"
-    "   to zero for the next launch. */\n"
+    "/* One pass: each group reduces its chunk to partial[group]; the last\n"
+    "   group folds the partials (_SKEL_TPL_LAST_GROUP_FOLDS). */\n"
     "SKEL_KERNEL void skel_reduce_part(SKEL_GLOBAL skel_to *partial SKEL_IN_PARAMS, skel_index n,\n"
     "                                  skel_index cols, skel_index chunk, SKEL_GLOBAL skel_uint *count,\n"
     "                                  SKEL_GLOBAL skel_to *result, skel_index rows SKEL_X_PARAMS)\n"
@@ -5347,22 +5367,7 @@ static const char _skel_tpl_reduce[] =
     "    skel_index lo = SKEL_GROUP() * chunk, hi = n - lo < chunk ? n : lo + chunk;\n"
     "    (void)cols; (void)rows;\n"
     "    SKEL_REDUCE_RANGE(SKEL_MAPV(i), lo, hi, acc, have)\n"
-    "    if (lid == 0) {\n"
-    "        partial[SKEL_GROUP()] = acc;\n"
-    "        SKEL_FENCE();\n"
-    "        last_s[0] = SKEL_ATOMIC_INC(count) == (skel_uint)(SKEL_NGROUPS() - 1);\n"
-    "    }\n"
-    "    SKEL_BARRIER();\n"
-    "    if (last_s[0]) {   /* work-item k folds the k-th run of partials, then the group */\n"
-    "        SKEL_GLOBAL volatile skel_to *pv = partial;   /* other groups' writes: not through L1 */\n"
-    "        skel_index m = SKEL_NGROUPS(), per = (m + SKEL_BLOCK - 1) / SKEL_BLOCK, j = lid * per, end = j + per;\n"
-    "        skel_to x;\n"
-    "        SKEL_FENCE();\n"
-    "        x = SKEL_VGET(pv + (j < m ? j : 0));\n"
-    "        for (++j; j < end && j < m; ++j) x = SKEL_OP(x, SKEL_VGET(pv + j));\n"
-    "        x = skel_group_reduce(x, (int)((m + per - 1) / per), r);\n"
-    "        if (lid == 0) { result[0] = x; count[0] = 0; }\n"
-    "    }\n"
+    _SKEL_TPL_LAST_GROUP_FOLDS
     "}\n";
 
 /* Reductions whose accumulator is wider than the elements it comes from
@@ -5414,22 +5419,7 @@ static const char _skel_tpl_reduce_wide[] =
     "    }\n"
     "    cnt = (int)((hi - lo + sub - 1) / sub);   /* the work-items that have elements: a prefix */\n"
     "    acc = skel_group_reduce(acc, cnt, r);\n"
-    "    if (lid == 0) {\n"
-    "        partial[SKEL_GROUP()] = acc;\n"
-    "        SKEL_FENCE();\n"
-    "        last_s[0] = SKEL_ATOMIC_INC(count) == (skel_uint)(SKEL_NGROUPS() - 1);\n"
-    "    }\n"
-    "    SKEL_BARRIER();\n"
-    "    if (last_s[0]) {   /* work-item k folds the k-th run of partials, then the group */\n"
-    "        SKEL_GLOBAL volatile skel_to *pv = partial;   /* other groups' writes: not through L1 */\n"
-    "        skel_index m = SKEL_NGROUPS(), per = (m + SKEL_BLOCK - 1) / SKEL_BLOCK, j = lid * per, end = j + per;\n"
-    "        skel_to x;\n"
-    "        SKEL_FENCE();\n"
-    "        x = SKEL_VGET(pv + (j < m ? j : 0));\n"
-    "        for (++j; j < end && j < m; ++j) x = SKEL_OP(x, SKEL_VGET(pv + j));\n"
-    "        x = skel_group_reduce(x, (int)((m + per - 1) / per), r);\n"
-    "        if (lid == 0) { result[0] = x; count[0] = 0; }\n"
-    "    }\n"
+    _SKEL_TPL_LAST_GROUP_FOLDS
     "}\n";
 
 static const char _skel_tpl_reduce_matrix[] =

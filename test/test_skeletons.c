@@ -1132,12 +1132,19 @@ SKEL_TEST(reduce_declared_commutative_takes_interleaved_lanes)
 {
     int32_t v[100], r = -1;
     skel_vec *x = NULL;
+    skel_plan *seq = NULL;
+    skel_variant only_seq = {0};
     int i;
     for (i = 0; i < 100; ++i) v[i] = i;
     ST_OK(skel_vec_new_copy(&x, SKEL_INT32, 100, v));
     ST_EQ_INT(rfake_comm->commutative, 1);
     ST_EQ_INT(rplain->commutative, 0);
-    st_use_variant(rfake_comm, 0);          /* seq */
+    /* seq by name: st_use_variant(.., 0) is a GPU backend when
+       SKEL_TEST_BACKENDS leaves the CPU out, and the GPU reduction is index-ordered */
+    only_seq.backend = "seq";
+    ST_OK(skel_plan_new(&seq));
+    ST_OK(skel_plan_add(seq, 0, SIZE_MAX, &only_seq));
+    ST_OK(skel_set_plan(rfake_comm, seq));
     ST_OK(skel_reduce(rfake_comm, x, &r));
     ST_EQ_INT(r, 95);
     skel_free(x);
@@ -1145,5 +1152,6 @@ SKEL_TEST(reduce_declared_commutative_takes_interleaved_lanes)
     ST_OK(skel_reduce(rfake_comm, x, &r));
     ST_EQ_INT(r, 62);
     ST_OK(skel_set_plan(rfake_comm, NULL));
+    skel_plan_free(seq);
     skel_free(x);
 }
