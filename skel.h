@@ -53,7 +53,13 @@
            MapOverlap 2D:        [index] (const T *a, skel_index stride [, const T *w]) [views] [uniform]
                                  reads a[i*stride + j], |i| <= dR, |j| <= dC;
                                  w (weighted form) is the weight matrix
-                                 centred like a, row stride 2*dC+1
+                                 centred like a, row stride 2*dC+1.  The CPU
+                                 backends call it for a row of outputs in
+                                 one loop (stride fixed, the window's offsets
+                                 loop-invariant), so the compiler vectorises
+                                 across outputs; stride is not always the
+                                 matrix's row length (edge blocks read a
+                                 padded copy): index with it, never with cols
            MapOverlap 3D:        [index] (const T *a, skel_index rstride, skel_index pstride) [views] [uniform]
                                  reads a[p*pstride + i*rstride + j],
                                  |p| <= dD, |i| <= dR, |j| <= dC
@@ -135,6 +141,7 @@
        SKEL_OVERLAP2D_EX(name, func, T, dR, dC, weighted, uniform)
        SKEL_OVERLAP2D_X(name, func, T, dR, dC, weighted, index, views, uniform)
        SKEL_CONV2D(name, T, dR, dC)                       weighted sum, no user function
+                                                          (GPU: register-tiled, see 2D CONVOLUTION)
        SKEL_OVERLAP3D(name, func, T, dD, dR, dC)          non-separable 3D
        SKEL_OVERLAP3D_X(name, func, T, dD, dR, dC, index, views, uniform)
        SKEL_MAPARRAY(name, func, T)
@@ -363,6 +370,38 @@
        submissions run at once.
        SKEL_SCHED=dmda|eager|ws|static   the default policy
        SKEL_PLACES=host,cuda             the places it may use (default all)
+
+   2D CONVOLUTION (thesis ch. 5)
+       SKEL_CONV2D computes r = sum of w * a over the window.  CPU (every
+       CPU backend, in its per-rows chunk function): the window's taps in
+       the outer loops, a block of outputs of two rows in the inner one
+       (each input row loaded once for both), the weights held in
+       registers, fused multiply-adds; blocks at an edge run the same loop
+       on a padded copy.  Every other 2D overlap, of any form (index,
+       views, uniform, weights, any element type), runs in the same blocks:
+       its function is called for a row of outputs in one loop.  Build with -O2 -fopenmp (or -O3) and the target's
+       vector ISA (-march=native) for the vector speed.  GPU: windows of
+       more than 49 taps (wider than 7x7) run a register-tiled kernel: a
+       work-item computes cy x cx adjacent outputs, the window's rows
+       stream through its registers, the weights come from local memory.  The tiling factors
+       (cx, cy) are computed from the window, the element type and the
+       device's limits read at run time (registers, local memory, resident
+       work-items and groups per compute unit) by the formula at
+       _skel_ov2_tiling in the implementation, with the thesis' two
+       metrics as variants (skel_variant.tiling): SKEL_TILING_OCCUPANCY
+       (Phi_occupancy: occupancy first, then the most tiling),
+       SKEL_TILING_MAX (Phi_tiling: the most tiling, then occupancy),
+       SKEL_TILING_AUTO (groups x tiling, tiling counted up to 16 outputs
+       a work-item), SKEL_TILING_SHARED (no register tiling: the
+       shared-memory tile kernel of the other 2D overlaps), or cx + 100 cy
+       for given factors.  The tuner tries Phi_occupancy, Phi_tiling and
+       none on each GPU block size for a SKEL_CONV2D.  SKEL_VERBOSE=1 logs
+       the candidates, the device limits and the choice for each kernel
+       compiled (CUDA: also the registers and groups per multiprocessor of
+       the compiled kernel).  A 2D overlap with a user function, and a
+       SKEL_CONV2D of 1- or 2-byte elements, runs the shared-memory tile
+       kernel at any window width.
+       (bench/conv2d.c, bench/results/conv2d.md.)
 
    BACKENDS AND ENVIRONMENT
        seq      one core, always present
@@ -639,7 +678,8 @@
              str fingerprint: "cpu: <model name>\ncores: N\nbackend <name>:
                <info>\n" for each backend (GPU names, drivers)
              u32 variants; each: str backend, i32 threads, block, grid,
-               devices, pruned-after-depth (-1: kept)
+               devices, pruned-after-depth (-1: kept), tiling (version 3;
+               versions 1 and 2 load with tiling 0)
              u32 points; each: u64 x[dims], i32 winner, f64 R, F per variant
                (R < 0: -1 not measured, -2 timed out, -3 failed)
              u32 nodes (breadth-first; children consecutive, after their
@@ -651,9 +691,11 @@
        it says that 2-D open leaves interpolate (TUNER: Lookup) and that a
        2-D plan may belong to a Map, Scan or MapReduce, which a reader of
        version 1 would use wrongly or not at all: it refuses the file.
-       Version 3 (0.3.0, the expressive forms) adds the instance's form to
-       the configuration (above).  Files of versions 1 and 2 are read as
-       they are.  A file that is short, long, of
+       Version 3 (0.3.0, the expressive forms and the 2-D convolution)
+       adds the instance's form to the configuration and each variant's
+       tiling (above).  Files of versions 1 and 2 are read as they are.
+       (Version 3 is unreleased: files written by 9e86a22..7887bba, before
+       the tiling, are refused as malformed; tune again.)  A file that is short, long, of
        another magic or a newer version, has flags other than 0, fails the
        checksum, or breaks any structural rule (indices, boxes, children
        halving their parent) is reported (skel_last_error, the log) and
@@ -694,6 +736,12 @@
        Change log, newest first; one line per change under the unreleased
        version.
        unreleased (0.3.0)
+              - 2-D convolution at the compute limit (thesis ch. 5): a
+                register-tiled GPU kernel whose tiling factors come from
+                the device's limits through the thesis' two metrics
+                (skel_variant.tiling, carried by plan format 3); CPU 2-D
+                MapOverlap (every form) in cache blocks, SKEL_CONV2D's
+                strips of outputs in vector registers.
               - Tuner in 2-D and on shared machines: Map, Scan and MapReduce
                 tune on rows x cols; interleaved sample rounds, lower
                 medians, F shared per data-moving backend; the budget buys
@@ -949,7 +997,16 @@ typedef struct skel_variant {
     int threads;            /* omp: thread count (0: SKEL_OMP_THREADS or OpenMP's default) */
     int block, grid;        /* GPU: threads per block, blocks */
     int devices;            /* GPU: devices to split one call over (0: 1) */
+    int tiling;             /* GPU, SKEL_CONV2D: its register tiling (SKEL_TILING_*, or >= 4:
+                               that many outputs a work-item along a row) */
 } skel_variant;
+/* How a GPU SKEL_CONV2D chooses its tiling factor (thesis ch. 5; the
+   formula is at _skel_ov2_tiling in the implementation, SKEL_VERBOSE logs
+   the candidates and the choice). */
+enum { SKEL_TILING_AUTO = 0,        /* groups x tiling for windows over 7x7, else the shared-memory tile */
+       SKEL_TILING_OCCUPANCY = 1,   /* Phi_occupancy: occupancy first, then the most tiling */
+       SKEL_TILING_MAX = 2,         /* Phi_tiling: the most tiling that fits */
+       SKEL_TILING_SHARED = 3 };    /* no register tiling: the shared-memory tile kernel */
 
 /* An execution plan maps a context point (the reduced size of a call: its
    element count for range plans) to a variant (thesis Fig. 4.3). */
@@ -1347,6 +1404,7 @@ struct skel_skeleton {
     const char *uniform_type;       /* C spelling of the uniform type */
     const char *(*uniform_src)(void);
     int dd, dr, dc, weighted;       /* MapOverlap: overlap in planes, rows, columns */
+    int conv;                       /* SKEL_CONV2D: the function is the weighted sum */
     const char *func_name;          /* element function */
     const char *(*func_src)(void);
     const char *red_name;           /* reduce function */
@@ -1466,7 +1524,12 @@ _SKEL_BUILTIN(uint16_t, SKEL_UINT16, 0)
 #define _SKEL_FUNC(ret, name, params, comm, src, ...)                         \
     static inline ret name params { __VA_ARGS__ }                             \
     enum { _skel_comm_##name = comm };                                        \
-    static inline _SKEL_UNUSED const char *_skel_src_##name(void) { return src; }
+    _SKEL_FUNC_TEXT(name, src)
+#define _SKEL_FUNC_TEXT(name, src) static inline _SKEL_UNUSED const char *_skel_src_##name(void) { return src; }
+/* The source text alone, for a function only the GPU kernels call (a C
+   one nobody calls would warn under clang's -Wunused-function). */
+#define _SKEL_FUNC_SRC(ret, name, params, ...)                                \
+    _SKEL_FUNC_TEXT(name, #ret " " #name #params " { " #__VA_ARGS__ " }\n")
 
 /* A struct type usable as a uniform and as an element type on every
    backend.  Reductions of structs take the balanced tree: the compiler may
@@ -1825,63 +1888,252 @@ static inline int _skel_edge_at(ptrdiff_t i, size_t n, int edge, size_t *at)
 #define SKEL_OVERLAP(name, func, T, d) SKEL_OVERLAP_EX(name, func, T, d, SKEL_NO_UNIFORM)
 
 /* ---- MapOverlap 2D non-separable ---- */
-/* the (2dR+1) x (2dC+1) window around (row, c) under the call's edge policy */
-#define _SKEL_WIN2(T, dR, dC)                                                 \
-    for (y_ = -(dR); y_ <= (dR); ++y_) {                                      \
-        int in_r = _skel_edge_at((ptrdiff_t)row + y_, R, j->edge, &ar_);      \
-        for (x_ = -(dC); x_ <= (dC); ++x_)                                    \
-            win[(size_t)(y_ + (dR)) * W + (size_t)(x_ + (dC))] =              \
-                in_r && _skel_edge_at((ptrdiff_t)c + x_, C, j->edge, &ac_) ? s[ar_ * C + ac_] : cv_; \
-    }
+/* The CPU loop of every CPU backend, for every form (index, views,
+   uniform, weights, any element type): the chunk function of an instance
+   (cpu.overlap2d, a range of output rows) hands the range to
+   _skel_ov2_drive (implementation below), which walks it in blocks of up
+   to two rows by _SKEL_OV2_COLS bytes of columns and calls the instance's
+   block function on each: `in` is the centre of the first output's
+   window, `is` the row stride around it, so the window offsets y * is + x
+   are loop-invariant and the block function's loop over a row of outputs
+   vectorises; (row, col) is the first output's position in the matrix
+   (for the index argument).  Blocks whose windows cross an edge of the
+   matrix get a padded copy of their input (the edge policy applied once
+   per element) and run the same block function. */
+typedef void (*_skel_ov2_block_fn)(const _skel_job *j, void *out, size_t os, const void *in, ptrdiff_t is,
+                                   size_t row, size_t col, size_t rows, size_t n);
+/* tile: room for (2 dr + 2) x (2 dc + _SKEL_OV2_EDGE(esz)) elements (a
+   block at an edge, padded); interior blocks are _SKEL_OV2_COLS bytes wide */
+void _skel_ov2_drive(const _skel_job *j, size_t rlo, size_t rhi, int dr, int dc, size_t esz,
+                     _skel_ov2_block_fn blk, void *tile);
+/* columns of an edge block: 256 bytes of them (64 floats), at least 2, so
+   that the tile of a 128-byte struct stays near the size of its window */
+#define _SKEL_OV2_EDGE(esz) ((esz) >= 128 ? 2 : 256 / (esz))
+#define _SKEL_OV2_COLS 4096
+/* GCC vectorises a loop over outputs whose body calls the user function
+   (loops and all) when told it may; clang's vectoriser takes innermost
+   loops only, and would warn that it cannot */
+#if defined(_OPENMP) && !defined(__clang__)
+#define _SKEL_SIMD _Pragma("omp simd")
+#else
+#define _SKEL_SIMD
+#endif
+/* a * b + c, fused where the target has it (ISO C modes do not contract) */
+#define _SKEL_FMA(T, a, b, c) _SKEL_CAT(_SKEL_FMA_, T)(a, b, c)
+#if defined(__FP_FAST_FMAF)
+#define _SKEL_FMA_float(a, b, c) __builtin_fmaf(a, b, c)
+#else
+#define _SKEL_FMA_float(a, b, c) ((a) * (b) + (c))
+#endif
+#if defined(__FP_FAST_FMA)
+#define _SKEL_FMA_double(a, b, c) __builtin_fma(a, b, c)
+#else
+#define _SKEL_FMA_double(a, b, c) ((a) * (b) + (c))
+#endif
+#define _SKEL_FMA_int32_t(a, b, c) ((a) * (b) + (c))
+#define _SKEL_FMA_uint32_t(a, b, c) ((a) * (b) + (c))
+#define _SKEL_FMA_int64_t(a, b, c) ((a) * (b) + (c))
+#define _SKEL_FMA_uint64_t(a, b, c) ((a) * (b) + (c))
+#define _SKEL_FMA_int8_t(a, b, c) ((a) * (b) + (c))
+#define _SKEL_FMA_uint8_t(a, b, c) ((a) * (b) + (c))
+#define _SKEL_FMA_int16_t(a, b, c) ((a) * (b) + (c))
+#define _SKEL_FMA_uint16_t(a, b, c) ((a) * (b) + (c))
+
 #define _SKEL_WARG_0(T, dr, dc)
 #define _SKEL_WARG_1(T, dr, dc) , (const T *)j->weights + (dr) * (2 * (dc) + 1) + (dc)
-#define _SKEL_OV2_AT(func, T, dR, dC, wmode, index, views, u, p, st)          \
-    r[row * C + c] = _SKEL_CALLF(func, ~ _SKEL_FIX(index, row * C + c), p, st \
-        _SKEL_CAT(_SKEL_WARG_, wmode)(T, dR, dC) _SKEL_XARGS(views, u));
-#define SKEL_OVERLAP2D_X(name, func, T, dR, dC, wmode, index, views, uniform) \
+/* index arguments of the output at (r, c), flat index f (no division for
+   SKEL_INDEX2D in the loop over a row) */
+#define _SKEL_OV2IX_0(r, c, f)
+#define _SKEL_OV2IX_1(r, c, f) , (skel_index)(f)
+#define _SKEL_OV2IX_2(r, c, f) , (skel_index)(r), (skel_index)(c)
+#define _SKEL_OV2IX_3(r, c, f) _SKEL_FIX_3(f)
+/* the user function's value at a (the centre of its window, rows is apart)
+   for the output at (r, c) */
+#define _SKEL_OV2_AT(func, T, dR, dC, wmode, index, views, u, a, is, r, c)    \
+    _SKEL_CALLF(func, ~ _SKEL_CAT(_SKEL_OV2IX_, index)(r, c, (r) * j->cols + (c)), a, (skel_index)(is) \
+        _SKEL_CAT(_SKEL_WARG_, wmode)(T, dR, dC) _SKEL_XARGS(views, u))
+#define _SKEL_OV2_USER_BLOCK(name, func, T, dR, dC, wmode, index, views, uniform) \
+    static void _skel_ov2b_##name(const _skel_job *j, void *out, size_t os, const void *in, ptrdiff_t is, \
+                                  size_t row, size_t col, size_t rows, size_t n) \
+    {                                                                         \
+        size_t y, c;                                                          \
+        _SKEL_XDECL(views, uniform)                                           \
+        (void)j; (void)row; (void)col;                                        \
+        for (y = 0; y < rows; ++y) {                                          \
+            T *_SKEL_RESTRICT r = (T *)out + y * os;                          \
+            const T *_SKEL_RESTRICT a = (const T *)in + (ptrdiff_t)y * is;    \
+            _SKEL_SIMD                                                        \
+            for (c = 0; c < n; ++c)                                           \
+                r[c] = _SKEL_OV2_AT(func, T, dR, dC, wmode, index, views, uniform, a + c, is, row + y, col + c); \
+        }                                                                     \
+    }
+/* SKEL_CONV2D: the window's taps in the outer loops, a row of outputs in
+   the inner one: acc[c] += w[t] * q[c + t] for k (a constant, so the t
+   loop unrolls) taps at a time; the sum of each output keeps the order of
+   the user-function form (window rows, then columns).  Two output rows
+   share each input row they both read, which halves the loads. */
+#define _SKEL_CONV_TAPS1(T, acc, q, w, n, k)                                  \
+    {                                                                         \
+        size_t c_; int t_;                                                    \
+        T w_[k];    /* local: the compiler keeps them in registers over the loop */ \
+        for (t_ = 0; t_ < (k); ++t_) w_[t_] = (w)[t_];                        \
+        _SKEL_SIMD                                                            \
+        for (c_ = 0; c_ < (n); ++c_) {                                        \
+            T a_ = (acc)[c_];                                                 \
+            for (t_ = 0; t_ < (k); ++t_) a_ = _SKEL_FMA(T, w_[t_], (q)[c_ + t_], a_); \
+            (acc)[c_] = a_;                                                   \
+        }                                                                     \
+    }
+#define _SKEL_CONV_TAPS2(T, acc0, acc1, q, w0, w1, n, k)                      \
+    {                                                                         \
+        size_t c_; int t_;                                                    \
+        T u_[k], v_[k];                                                       \
+        for (t_ = 0; t_ < (k); ++t_) { u_[t_] = (w0)[t_]; v_[t_] = (w1)[t_]; } \
+        _SKEL_SIMD                                                            \
+        for (c_ = 0; c_ < (n); ++c_) {                                        \
+            T a_ = (acc0)[c_], b_ = (acc1)[c_];                               \
+            for (t_ = 0; t_ < (k); ++t_) {                                    \
+                T x_ = (q)[c_ + t_];                                          \
+                a_ = _SKEL_FMA(T, u_[t_], x_, a_);                            \
+                b_ = _SKEL_FMA(T, v_[t_], x_, b_);                            \
+            }                                                                 \
+            (acc0)[c_] = a_; (acc1)[c_] = b_;                                 \
+        }                                                                     \
+    }
+#define _SKEL_CONV_K 8
+#define _SKEL_CONV_ROW1(T, acc, q, w, n, W)                                   \
+    for (x = 0; x + _SKEL_CONV_K <= (W); x += _SKEL_CONV_K)                   \
+        _SKEL_CONV_TAPS1(T, acc, q + x, w + x, n, _SKEL_CONV_K)               \
+    if ((W) % _SKEL_CONV_K) _SKEL_CONV_TAPS1(T, acc, q + x, w + x, n, (W) % _SKEL_CONV_K)
+#define _SKEL_CONV_ROW2(T, acc0, acc1, q, w0, w1, n, W)                       \
+    for (x = 0; x + _SKEL_CONV_K <= (W); x += _SKEL_CONV_K)                   \
+        _SKEL_CONV_TAPS2(T, acc0, acc1, q + x, w0 + x, w1 + x, n, _SKEL_CONV_K) \
+    if ((W) % _SKEL_CONV_K) _SKEL_CONV_TAPS2(T, acc0, acc1, q + x, w0 + x, w1 + x, n, (W) % _SKEL_CONV_K)
+/* GCC and clang: first, strips of 2 x 64 bytes of outputs of both rows
+   (4 x 64 bytes of one) stay in vector registers over the whole window;
+   each input vector is loaded once for both rows.  The loops after it
+   (the rest of the block, other compilers) keep partial sums in memory
+   between groups of _SKEL_CONV_K taps.  GCC contracts a * b + c into fused
+   multiply-adds in ISO C modes only when told (_SKEL_CONTRACT_BEGIN). */
+#if defined(__GNUC__)
+#define _SKEL_CONV_LD(v, p) __builtin_memcpy(&(v), p, sizeof(v))
+#define _SKEL_CONV_VEC(T, dR, W, q, is, w, r0, r1, rows, n, c)                \
+    {                                                                         \
+        typedef T v_t __attribute__((vector_size(64)));                       \
+        enum { VL = 64 / sizeof(T) };                                         \
+        v_t a0, a1, b0, b1, u, v;                                             \
+        if (rows == 2)                                                        \
+            for (; c + 2 * VL <= n; c += 2 * VL) {                            \
+                a0 = a1 = b0 = b1 = (v_t){ 0 };                               \
+                for (y = 0; y <= 2 * (dR) + 1; ++y) {                         \
+                    const T *qy = q + y * is + c, *w0 = w + y * W, *w1 = y ? w0 - W : w0; \
+                    if (y > 0 && y <= 2 * (dR))                               \
+                        for (x = 0; x < W; ++x) {                             \
+                            _SKEL_CONV_LD(u, qy + x); _SKEL_CONV_LD(v, qy + x + VL); \
+                            a0 += w0[x] * u; a1 += w0[x] * v; b0 += w1[x] * u; b1 += w1[x] * v; \
+                        }                                                     \
+                    else if (y == 0)                                          \
+                        for (x = 0; x < W; ++x) {                             \
+                            _SKEL_CONV_LD(u, qy + x); _SKEL_CONV_LD(v, qy + x + VL); \
+                            a0 += w0[x] * u; a1 += w0[x] * v;                 \
+                        }                                                     \
+                    else                                                      \
+                        for (x = 0; x < W; ++x) {                             \
+                            _SKEL_CONV_LD(u, qy + x); _SKEL_CONV_LD(v, qy + x + VL); \
+                            b0 += w1[x] * u; b1 += w1[x] * v;                 \
+                        }                                                     \
+                }                                                             \
+                __builtin_memcpy(r0 + c, &a0, sizeof a0); __builtin_memcpy(r0 + c + VL, &a1, sizeof a1); \
+                __builtin_memcpy(r1 + c, &b0, sizeof b0); __builtin_memcpy(r1 + c + VL, &b1, sizeof b1); \
+            }                                                                 \
+        else                                                                  \
+            for (; c + 4 * VL <= n; c += 4 * VL) {                            \
+                a0 = a1 = b0 = b1 = (v_t){ 0 };                               \
+                for (y = 0; y <= 2 * (dR); ++y) {                             \
+                    const T *qy = q + y * is + c, *wy = w + y * W;            \
+                    for (x = 0; x < W; ++x) {                                 \
+                        _SKEL_CONV_LD(u, qy + x); _SKEL_CONV_LD(v, qy + x + VL); \
+                        a0 += wy[x] * u; a1 += wy[x] * v;                     \
+                        _SKEL_CONV_LD(u, qy + x + 2 * VL); _SKEL_CONV_LD(v, qy + x + 3 * VL); \
+                        b0 += wy[x] * u; b1 += wy[x] * v;                     \
+                    }                                                         \
+                }                                                             \
+                __builtin_memcpy(r0 + c, &a0, sizeof a0); __builtin_memcpy(r0 + c + VL, &a1, sizeof a1); \
+                __builtin_memcpy(r0 + c + 2 * VL, &b0, sizeof b0); __builtin_memcpy(r0 + c + 3 * VL, &b1, sizeof b1); \
+            }                                                                 \
+    }
+#else
+#define _SKEL_CONV_VEC(T, dR, W, q, is, w, r0, r1, rows, n, c)
+#endif
+#if defined(__GNUC__) && !defined(__clang__)
+#define _SKEL_CONTRACT_BEGIN _Pragma("GCC push_options") _Pragma("GCC optimize (\"fp-contract=fast\")")
+#define _SKEL_CONTRACT_END _Pragma("GCC pop_options")
+#else
+#define _SKEL_CONTRACT_BEGIN
+#define _SKEL_CONTRACT_END
+#endif
+#define _SKEL_OV2_CONV_BLOCK(name, T, dR, dC)                                 \
+    _SKEL_CONTRACT_BEGIN                                                      \
+    static void _skel_ov2b_##name(const _skel_job *j, void *out, size_t os, const void *in, ptrdiff_t is, \
+                                  size_t row, size_t col, size_t rows, size_t n) \
+    {                                                                         \
+        enum { W = 2 * (dC) + 1 };                                            \
+        const T *w = (const T *)j->weights;                                   \
+        const T *q = (const T *)in - (dR) * is - (dC);                        \
+        T *_SKEL_RESTRICT r0 = (T *)out, *_SKEL_RESTRICT r1 = r0 + os;        \
+        size_t c = 0;                                                         \
+        int y, x;                                                             \
+        (void)row; (void)col;                                                 \
+        _SKEL_CONV_VEC(T, dR, W, q, is, w, r0, r1, rows, n, c)                \
+        q += c; r0 += c; r1 += c; n -= c;                                     \
+        for (c = 0; c < n; ++c) r0[c] = 0;                                    \
+        if (rows < 2) {                                                       \
+            for (y = 0; y <= 2 * (dR); ++y) {                                 \
+                const T *_SKEL_RESTRICT qy = q + y * is, *wy = w + y * W;    \
+                _SKEL_CONV_ROW1(T, r0, qy, wy, n, W)                          \
+            }                                                                 \
+            return;                                                           \
+        }                                                                     \
+        for (c = 0; c < n; ++c) r1[c] = 0;                                    \
+        for (y = 0; y <= 2 * (dR) + 1; ++y) {   /* input row y: output row 0's window row y, 1's y - 1 */ \
+            const T *_SKEL_RESTRICT qy = q + y * is, *w0 = w + y * W, *w1 = y ? w0 - W : w0; \
+            if (y == 0) { _SKEL_CONV_ROW1(T, r0, qy, w0, n, W) }             \
+            else if (y > 2 * (dR)) { _SKEL_CONV_ROW1(T, r1, qy, w1, n, W) }   \
+            else { _SKEL_CONV_ROW2(T, r0, r1, qy, w0, w1, n, W) }             \
+        }                                                                     \
+    }                                                                         \
+    _SKEL_CONTRACT_END
+#define _SKEL_OV2_INST(name, func, T, dR, dC, wmode, index, views, uniform, isconv) \
     static void _skel_ov2_##name(const _skel_job *j, size_t rlo, size_t rhi)  \
     {                                                                         \
-        const T *s = (const T *)j->in[0];                                     \
-        T *r = (T *)j->out[0], win[(2 * (dR) + 1) * (2 * (dC) + 1)];          \
-        static const T zero_;                                                 \
-        const T cv_ = j->edge_value ? *(const T *)j->edge_value : zero_;      \
-        int y_, x_; size_t ar_ = 0, ac_ = 0;                                  \
-        const size_t R = j->rows, C = j->cols, W = 2 * (dC) + 1;              \
-        const skel_index S = (skel_index)C;                                   \
-        size_t row, c, cfirst = (size_t)(dC) < C ? (size_t)(dC) : C;          \
-        size_t clast = C > (size_t)(dC) ? C - (size_t)(dC) : 0;               \
-        _SKEL_XDECL(views, uniform)                                           \
-        for (row = rlo; row < rhi; ++row) {                                   \
-            int inner = row >= (size_t)(dR) && row + (size_t)(dR) < R;        \
-            for (c = 0; c < C; ++c) {                                         \
-                if (inner && c >= cfirst && c < clast) {                      \
-                    for (; c < clast; ++c)                                    \
-                        _SKEL_OV2_AT(func, T, dR, dC, wmode, index, views, uniform, s + row * C + c, S) \
-                    if (c >= C) break;                                        \
-                }                                                             \
-                _SKEL_WIN2(T, dR, dC)                                         \
-                _SKEL_OV2_AT(func, T, dR, dC, wmode, index, views, uniform, win + (dR) * W + (dC), (skel_index)W) \
-            }                                                                 \
-        }                                                                     \
+        T tile[(2 * (dR) + 2) * (2 * (dC) + _SKEL_OV2_EDGE(sizeof(T)))];      \
+        _skel_ov2_drive(j, rlo, rhi, dR, dC, sizeof(T), _skel_ov2b_##name, tile); \
     }                                                                         \
     static skel_skeleton name[1] = {{                                         \
         _SKEL_INST(name, SKEL_KIND_OVERLAP2D, SKEL_TYPES(T), SKEL_TYPES(T), index, views, uniform), \
-        .dr = (dR), .dc = (dC), .weighted = (wmode),                          \
+        .dr = (dR), .dc = (dC), .weighted = (wmode), .conv = (isconv),        \
         .func_name = #func, .func_src = _skel_src_##func,                     \
         .cpu = { .overlap2d = _skel_ov2_##name } }};
+#define SKEL_OVERLAP2D_X(name, func, T, dR, dC, wmode, index, views, uniform) \
+    _SKEL_OV2_USER_BLOCK(name, func, T, dR, dC, wmode, index, views, uniform) \
+    _SKEL_OV2_INST(name, func, T, dR, dC, wmode, index, views, uniform, 0)
 #define SKEL_OVERLAP2D_EX(name, func, T, dR, dC, wmode, uniform)              \
     SKEL_OVERLAP2D_X(name, func, T, dR, dC, wmode, SKEL_NO_INDEX, SKEL_NO_VIEWS, uniform)
 #define SKEL_OVERLAP2D(name, func, T, dR, dC)                                 \
     SKEL_OVERLAP2D_EX(name, func, T, dR, dC, SKEL_UNWEIGHTED, SKEL_NO_UNIFORM)
-/* 2D convolution: r[i,j] = sum over the neighbourhood of w * a. */
+/* 2D convolution: r[i,j] = sum over the neighbourhood of w * a.  The
+   function's text is the GPU's shared-memory tile kernel's (small windows,
+   SKEL_TILING_SHARED); the CPU and the GPU's register-tiled kernel compute
+   the same sum in their own loops (.conv). */
 #define SKEL_CONV2D(name, T, dR, dC)                                          \
-    SKEL_FUNC(T, _skel_conv_##name, (const T *a, skel_index stride, const T *w), \
+    _SKEL_FUNC_SRC(T, _skel_conv_##name, (const T *a, skel_index stride, const T *w), \
         T s = 0; int y, x;                                                    \
         for (y = -(dR); y <= (dR); ++y)                                       \
             for (x = -(dC); x <= (dC); ++x)                                   \
                 s += w[y * (2 * (dC) + 1) + x] * a[y * stride + x];           \
         return s;)                                                            \
-    SKEL_OVERLAP2D_EX(name, _skel_conv_##name, T, dR, dC, SKEL_WEIGHTED, SKEL_NO_UNIFORM)
+    _SKEL_OV2_CONV_BLOCK(name, T, dR, dC)                                     \
+    _SKEL_OV2_INST(name, _skel_conv_##name, T, dR, dC, SKEL_WEIGHTED, SKEL_NO_INDEX, SKEL_NO_VIEWS, SKEL_NO_UNIFORM, 1)
 
 /* ---- MapOverlap 3D non-separable ---- */
 /* the (2dD+1) x (2dR+1) x (2dC+1) window around (p, row, c) under the edge policy */
@@ -3647,7 +3899,7 @@ int skel_wait_all(void)
    --------------------------------------------------------------------- */
 typedef struct _skel_variant {
     int backend;                /* registry index */
-    int threads, block, grid, devices;
+    int threads, block, grid, devices, tiling;
 } _skel_variant;
 
 /* What dispatch learned about one call's operands. */
@@ -3877,7 +4129,7 @@ static int _skel_variant_resolve(const skel_variant *v, _skel_variant *out)
     if (b < 0)
         return _skel_fail(SKEL_EBACKEND, "variant: backend '%s' is %s", v->backend,
                           _skel_backend_why(v->backend, why, sizeof why));
-    if (v->threads < 0 || v->block < 0 || v->grid < 0 || v->devices < 0)
+    if (v->threads < 0 || v->block < 0 || v->grid < 0 || v->devices < 0 || v->tiling < 0)
         return _skel_fail(SKEL_EINVAL, "variant %s: negative parameter", v->backend);
     if (v->threads > SKEL_MAX_THREADS)
         return _skel_fail(SKEL_EINVAL, "variant %s: %d threads (at most SKEL_MAX_THREADS, %d)", v->backend, v->threads,
@@ -3887,7 +4139,7 @@ static int _skel_variant_resolve(const skel_variant *v, _skel_variant *out)
                           _SKEL_POOL_MAX);
     out->backend = b;
     out->threads = v->threads; out->block = v->block;
-    out->grid = v->grid; out->devices = v->devices;
+    out->grid = v->grid; out->devices = v->devices; out->tiling = v->tiling;
     return SKEL_OK;
 }
 
@@ -3895,7 +4147,7 @@ static void _skel_variant_public(const _skel_variant *v, skel_variant *out)
 {
     out->backend = _skel_backends[v->backend].name;
     out->threads = v->threads; out->block = v->block;
-    out->grid = v->grid; out->devices = v->devices;
+    out->grid = v->grid; out->devices = v->devices; out->tiling = v->tiling;
 }
 
 /* ---------------------------------------------------------------------
@@ -4399,6 +4651,69 @@ static void _skel_body_overlap_cols(void *p, int t, size_t lo, size_t hi)
     }
 }
 
+/* The rows [rlo, rhi) of a 2D MapOverlap, in blocks of up to 2 rows (the
+   conv block function shares input rows between them) by _SKEL_OV2_COLS
+   bytes of columns.  Windows inside the matrix read it in place; blocks at
+   an edge (the first and last dc columns, the first and last dr rows) are
+   copied first into tile with the edge policy applied, _SKEL_OV2_EDGE(esz)
+   columns at a time, so the same block function runs there and no output
+   gathers its window element by element. */
+static void _skel_ov2_gather(const _skel_job *j, size_t esz, unsigned char *t, ptrdiff_t r0, size_t th,
+                             ptrdiff_t c0, size_t tw)
+{
+    static const unsigned char zero[_SKEL_MAX_ELEM];
+    const unsigned char *src = (const unsigned char *)j->in[0];
+    const unsigned char *cv = j->edge_value ? (const unsigned char *)j->edge_value : zero;
+    size_t k, u, at;
+    ptrdiff_t lo = c0 < 0 ? -c0 : 0, C = (ptrdiff_t)j->cols;
+    ptrdiff_t hi = c0 + (ptrdiff_t)tw <= C ? (ptrdiff_t)tw : C - c0;    /* [lo, hi): inside the row */
+    for (k = 0; k < th; ++k, t += tw * esz) {
+        const unsigned char *s;
+        if (!_skel_edge_at(r0 + (ptrdiff_t)k, j->rows, j->edge, &at)) {
+            for (u = 0; u < tw; ++u) memcpy(t + u * esz, cv, esz);
+            continue;
+        }
+        s = src + at * j->cols * esz;
+        if (hi > lo) memcpy(t + (size_t)lo * esz, s + (size_t)(c0 + lo) * esz, (size_t)(hi - lo) * esz);
+        for (u = 0; u < tw; ++u) {
+            if ((ptrdiff_t)u >= lo && (ptrdiff_t)u < hi) { u = (size_t)hi - 1; continue; }
+            if (_skel_edge_at(c0 + (ptrdiff_t)u, j->cols, j->edge, &at)) memcpy(t + u * esz, s + at * esz, esz);
+            else memcpy(t + u * esz, cv, esz);
+        }
+    }
+}
+
+void _skel_ov2_drive(const _skel_job *j, size_t rlo, size_t rhi, int dr, int dc, size_t esz,
+                     _skel_ov2_block_fn blk, void *tile)
+{
+    const unsigned char *src = (const unsigned char *)j->in[0];
+    unsigned char *dst = (unsigned char *)j->out[0];
+    size_t R = j->rows, C = j->cols, D = (size_t)dc, cb = _SKEL_OV2_COLS / esz, row, nr, c0, n;
+    size_t ew = _SKEL_OV2_EDGE(esz);
+    size_t cin = C > D ? C - D : 0;     /* windows of columns [dc, cin) stay inside */
+    for (row = rlo; row < rhi; row += nr) {
+        int rows_in;
+        nr = rhi - row >= 2 ? 2 : 1;
+        rows_in = row >= (size_t)dr && row + nr - 1 + (size_t)dr < R;
+        for (c0 = 0; c0 < C; c0 += n) {
+            size_t o = row * C + c0, tw;
+            if (rows_in && c0 >= D && c0 < cin) {
+                n = cin - c0 < cb ? cin - c0 : cb;
+                blk(j, dst + o * esz, C, src + o * esz, (ptrdiff_t)C, row, c0, nr, n);
+                continue;
+            }
+            /* an edge block: up to the next change of segment, at most ew columns */
+            n = c0 < D && D < C ? D - c0 : rows_in || c0 >= cin ? C - c0 : cin - c0;
+            if (n > ew) n = ew;
+            tw = n + 2 * D;
+            _skel_ov2_gather(j, esz, (unsigned char *)tile, (ptrdiff_t)row - dr, nr + 2 * (size_t)dr,
+                             (ptrdiff_t)c0 - dc, tw);
+            blk(j, dst + o * esz, C, (unsigned char *)tile + ((size_t)dr * tw + D) * esz, (ptrdiff_t)tw, row, c0, nr,
+                n);
+        }
+    }
+}
+
 static void _skel_body_overlap2d(void *p, int t, size_t lo, size_t hi)
 {
     _skel_cpu_ctx *c = (_skel_cpu_ctx *)p;
@@ -4819,6 +5134,14 @@ typedef struct _skel_kernel_opts {
     size_t arg_bytes;   /* OpenCL: bytes of arguments a kernel may take; a weighted 2D
                            MapOverlap whose weights fit passes them by value
                            (_skel_weights_by_value; 0: never) */
+    int tiling;         /* a SKEL_CONV2D's register tiling: skel_variant.tiling */
+    /* a compute unit's limits, for the tiling metrics (0: the default in
+       parentheses, an NVIDIA sm_80/sm_90 multiprocessor's) */
+    int regs_per_unit;          /* 32-bit registers (65536) */
+    int regs_per_group;         /* (65536) */
+    int threads_per_unit;       /* resident work-items (2048) */
+    int groups_per_unit;        /* resident groups (32) */
+    size_t local_per_unit;      /* bytes of local memory (local_mem: one group) */
 } _skel_kernel_opts;
 
 /* Tile sizes the templates use for one instance (depend on opts and types). */
@@ -4827,6 +5150,9 @@ typedef struct _skel_kernel_geom {
     int reduce_tile, scan_tile, ov_tile, ovc_w, ovc_h, ov2_w, ov2_h;
     int ov3_w, ov3_z;           /* 3D MapOverlap: a group's columns (rows: block / ov3_w), planes */
     int pairs_rows;             /* MapPairs: rows a work-item computes */
+    int ov2_ls;                 /* 2D overlap: row stride of the tile in local memory */
+    /* a SKEL_CONV2D's register tiling (conv = 1; _skel_ov2_tiling) */
+    int conv, cx, cy, cnx, cwr, regs, groups;
 } _skel_kernel_geom;
 
 /* ---- launch plans ---- */
@@ -4946,6 +5272,18 @@ void _skel_wcache_keep(_skel_wcache *wc, const void *w, size_t len)
     }
 }
 
+/* The limits of an NVIDIA architecture's reference device (sm_80: A100,
+   sm_90: H100; others: the defaults), for kernels generated without a
+   device at hand (compile checks) and where a device does not say. */
+void _skel_gpu_ref_limits(int arch, _skel_kernel_opts *o)
+{
+    o->regs_per_unit = o->regs_per_group = 65536;
+    o->threads_per_unit = 2048;
+    o->groups_per_unit = 32;
+    o->compute_units = arch >= 90 ? 132 : arch >= 80 ? 108 : 0;
+    o->local_per_unit = arch >= 90 ? 233472 : arch >= 80 ? 167936 : 0;   /* 228 / 164 KiB */
+}
+
 static void _skel_kernel_opts_defaults(const _skel_kernel_opts *in, _skel_kernel_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -4999,6 +5337,156 @@ static int _skel_reduce_wide(const skel_skeleton *sk)
     return sk->kind == SKEL_KIND_MAPREDUCE && (to->is_struct || (sk->nin > 0 && to->size > _skel_reduce_in_bytes(sk)));
 }
 
+/* Elements per 16-byte piece in which the 2D overlap loads its interior
+   tiles (a tile row's width must hold whole pieces); 1: element-wise. */
+static int _skel_ov2_vec(int ov2_w, size_t esz)
+{
+    return (esz == 4 || esz == 8) && ov2_w % (int)(16 / esz) == 0 ? (int)(16 / esz) : 1;
+}
+
+/* Columns of the 2D overlap's halo on each side of a tile in local
+   memory: dc rounded up to whole pieces, so that every piece is aligned. */
+static int _skel_ov2_halo(const _skel_kernel_geom *g, const skel_skeleton *sk, size_t esz)
+{
+    int ve = _skel_ov2_vec(g->ov2_w, esz);
+    return (sk->dc + ve - 1) / ve * ve;
+}
+
+/* ---- the register tiling of a wide SKEL_CONV2D (thesis ch. 5) ----
+   A work-item computes cy x cx outputs (cy adjacent rows of cx adjacent
+   columns: the tiling factors).  For each input row of their windows it
+   reads cx + 2 dcp inputs (dcp: dc rounded up to a 16-byte piece of ve
+   elements) from local memory into registers once, and each of the cy
+   output rows whose window holds it does cx (2 dc + 1) multiply-adds
+   with a row of weights (local memory, a broadcast).  Larger factors read
+   local memory less often per multiply-add (H100: 32 float inputs a clock
+   per SM against 128 multiply-adds) and cost registers, so fewer groups
+   fit.  Candidates: cx = ve, 2 ve, 4 ve, 8 ve (4..32 floats) x cy = 1, 2,
+   with the block B (the variant's; 256 by default):
+     nx = max(8 / (cx / ve), min(B / 16, 512 bytes / esz / cx))
+                                   work-items along a tile row, B / nx down
+     tile  = nx cx columns x cy B / nx rows, plus the halo (2 dcp, 2 dr)
+     local = (rows ls + (rows - 1) / cy ve + (2 dr + 1) wr) esz, rows = the
+             tile's + 2 dr (ls: the row stride, an even number of pieces,
+             plus a piece every cy rows; wr: 2 dc + 1 rounded up to a piece)
+     regs  = 8 ceil((22 + w (2 cy cx - cx / 2 + dcp) + dr) / 8)   (w: 32-bit
+             words an element; fitted to the registers ptxas allocated for
+             101 kernels for sm_80 and sm_90, rms error 5: _SKEL_OV2_REGS)
+     groups = min(R_unit / (regs B), L_unit / (local + 1 KiB), T_unit / B, G_unit)
+     occupancy = groups B / T_unit
+   from the device's limits (registers R, local memory L, work-items T,
+   groups G per compute unit; _skel_kernel_opts).  A candidate fits when
+   regs <= 255, regs B <= the registers of a group, local <= a group's
+   local memory, and groups >= 1.  Then, as the thesis' two metrics:
+     Phi_occupancy (SKEL_TILING_OCCUPANCY): the most groups, then the most
+       outputs a work-item (cx cy);
+     Phi_tiling (SKEL_TILING_MAX): the most outputs a work-item, then the
+       most groups;
+   and the default, SKEL_TILING_AUTO: the most groups x min(cx cy,
+   _SKEL_OV2_SAT), for windows of more than _SKEL_OV2_REG_TAPS taps (the
+   shared-memory tile kernel, and the direct reads of small windows,
+   below: there the copy bandwidth bounds them; H100, bench/results/
+   conv2d.md: at 7x7 the shared-memory tile ran at 24.6 TFLOP/s, 81% of
+   the copy, the register tiling at 17.7; at 9x9 the register tiling won,
+   25.6 to 14.2).  (H100, round 1 there: 16 outputs a work-item were
+   within 5% of the best factor from 9x9 to 31x31; 32, with fewer groups,
+   lost up to 30%; 4, with more, up to 30% too.)  A variant's tiling >= 4 asks for cx =
+   tiling % 100, cy = tiling / 100 (or the next candidate up that fits).
+   Returns the chosen candidate's index in *c, or -1: the shared-memory
+   tile kernel.  With why, the candidates and the choice are also written
+   there as text. */
+#define _SKEL_OV2_REG_TAPS 49
+/* registers a work-item of cy x cx outputs (w 32-bit words an element,
+   halo dcp, dr rows): a least-squares fit to what ptxas allocated for 101
+   kernels (floats, ints, doubles, int64; windows 3x3..31x31 and 3x31,
+   31x3; cx 2..32, cy 1..2; sm_80 and sm_90): rms error 5 registers */
+#define _SKEL_OV2_REGS(cx, cy, dcp, dr, ve, w) (22 + (w) * (2 * (cy) * (cx) - (cx) / 2 + (dcp)) + (dr))
+#define _SKEL_OV2_SAT 16        /* outputs a work-item beyond which SKEL_TILING_AUTO counts only occupancy */
+#define _SKEL_OV2_NCAND 8
+typedef struct _skel_ov2_cand {
+    int cx, cy, cnx, ls, cwr, regs, groups, fits;
+    size_t local;
+    double occupancy;
+} _skel_ov2_cand;
+
+static void _skel_ov2_cand_eval(const skel_skeleton *sk, const _skel_kernel_opts *o, size_t esz, int cx, int cy,
+                                _skel_ov2_cand *c)
+{
+    int ve = (int)(16 / esz), pieces = cx / ve, cpa = pieces >= 8 ? 1 : 8 / pieces, w = (int)(esz / 4);
+    int dcp = (sk->dc + ve - 1) / ve * ve, ny, rows, b = o->block, gr, gl, gt;
+    int ru = o->regs_per_unit > 0 ? o->regs_per_unit : 65536, rg = o->regs_per_group > 0 ? o->regs_per_group : 65536;
+    int tu = o->threads_per_unit > 0 ? o->threads_per_unit : 2048, gu = o->groups_per_unit > 0 ? o->groups_per_unit : 32;
+    size_t lu = o->local_per_unit > 0 ? o->local_per_unit : o->local_mem;
+    memset(c, 0, sizeof *c);
+    c->cx = cx;
+    c->cy = cy;
+    c->cnx = (int)(512 / esz) / cx;
+    if (c->cnx > b / 16) c->cnx = b / 16;
+    if (c->cnx < cpa) c->cnx = cpa;
+    ny = b / c->cnx;
+    rows = ny * cy + 2 * sk->dr;
+    c->ls = (c->cnx * cx + 2 * dcp + 2 * ve - 1) / (2 * ve) * (2 * ve);    /* an even number of pieces */
+    c->cwr = (2 * sk->dc + 1 + ve - 1) / ve * ve;
+    c->local = ((size_t)rows * (size_t)c->ls + (size_t)((rows - 1) / cy) * (size_t)ve +
+                (size_t)(2 * sk->dr + 1) * (size_t)c->cwr) * esz;
+    c->regs = _SKEL_OV2_REGS(cx, cy, dcp, sk->dr, ve, w);
+    c->regs = (c->regs + 7) / 8 * 8;
+    gr = ru / (c->regs * b);
+    gl = (int)(lu / (c->local + 1024));
+    gt = tu / b;
+    c->groups = gr < gl ? gr : gl;
+    if (gt < c->groups) c->groups = gt;
+    if (gu < c->groups) c->groups = gu;
+    c->occupancy = (double)c->groups * b / tu;
+    c->fits = ny >= 1 && ny % (8 / cpa) == 0 && c->regs <= 255 && c->regs * b <= rg && c->local <= o->local_mem &&
+              c->groups >= 1;
+}
+
+static int _skel_ov2_tiling(const skel_skeleton *sk, const _skel_kernel_opts *o, size_t esz, _skel_ov2_cand *out,
+                            char *why, size_t size)
+{
+    static const char *names[] = { "auto", "Phi_occupancy", "Phi_tiling" };
+    _skel_ov2_cand c[_SKEL_OV2_NCAND];
+    int ve = (int)(16 / esz), mode = o->tiling, taps = (2 * sk->dr + 1) * (2 * sk->dc + 1), k, pick = -1;
+    size_t w = 0;
+    if (why && size) why[0] = 0;
+    if (!sk->conv || !sk->weighted || (esz != 4 && esz != 8) || mode == SKEL_TILING_SHARED ||
+        (mode == SKEL_TILING_AUTO && taps <= _SKEL_OV2_REG_TAPS))
+        return -1;
+    for (k = 0; k < _SKEL_OV2_NCAND; ++k) _skel_ov2_cand_eval(sk, o, esz, ve << (k % 4), 1 + k / 4, &c[k]);
+    if (mode >= 4)      /* asked for cx = mode % 100, cy = mode / 100: the first candidate at or above */
+        for (k = 0; k < _SKEL_OV2_NCAND && pick < 0; ++k)
+            if (c[k].fits && c[k].cx >= mode % 100 && c[k].cy >= (mode >= 100 ? mode / 100 : 1)) pick = k;
+    for (k = 0; k < _SKEL_OV2_NCAND && !(mode >= 4 && pick >= 0); ++k) {
+        int t = c[k].cx * c[k].cy, better = 0;
+        if (!c[k].fits) continue;
+        if (pick < 0) better = 1;
+        else if (mode == SKEL_TILING_OCCUPANCY)   /* occupancy first, then tiling */
+            better = c[k].groups > c[pick].groups || (c[k].groups == c[pick].groups && t > c[pick].cx * c[pick].cy);
+        else if (mode == SKEL_TILING_MAX || mode >= 4)   /* tiling first, then occupancy */
+            better = t > c[pick].cx * c[pick].cy || (t == c[pick].cx * c[pick].cy && c[k].groups > c[pick].groups);
+        else {                                    /* auto: groups x tiling, tiling counted up to _SKEL_OV2_SAT */
+            int sk_ = c[k].groups * (t < _SKEL_OV2_SAT ? t : _SKEL_OV2_SAT);
+            int sp = c[pick].groups * (c[pick].cx * c[pick].cy < _SKEL_OV2_SAT ? c[pick].cx * c[pick].cy : _SKEL_OV2_SAT);
+            better = sk_ > sp || (sk_ == sp && c[k].regs < c[pick].regs);
+        }
+        if (better) pick = k;
+    }
+    if (why && size) {
+        for (k = 0; k < _SKEL_OV2_NCAND && w < size; ++k)
+            w += (size_t)snprintf(why + w, size - w, "%s%dx%d: %d regs, %.1f KiB, %d groups%s", k ? "; " : "", c[k].cy,
+                                  c[k].cx, c[k].regs, c[k].local / 1024.0, c[k].groups, c[k].fits ? "" : " (no)");
+        if (w < size && pick >= 0)
+            snprintf(why + w, size - w, " -> %s: %d x %d outputs a work-item, tile %d x %d, %.0f%% occupancy",
+                     mode >= 4 ? "asked for" : names[mode], c[pick].cy, c[pick].cx, c[pick].cnx * c[pick].cx,
+                     o->block / c[pick].cnx * c[pick].cy, 100 * c[pick].occupancy);
+        else if (w < size)
+            snprintf(why + w, size - w, " -> the shared-memory tile (no candidate fits)");
+    }
+    if (pick >= 0) *out = c[pick];
+    return pick;
+}
+
 static void _skel_kernel_geometry(const skel_skeleton *sk, const _skel_kernel_opts *opts, _skel_kernel_geom *g)
 {
     _skel_kernel_opts o;
@@ -5042,6 +5530,17 @@ static void _skel_kernel_geometry(const skel_skeleton *sk, const _skel_kernel_op
     g->ov3_w = 32;      /* a warp's row: 128 bytes of floats */
     g->ov3_z = 8;
     g->pairs_rows = 8;
+    g->ov2_ls = g->ov2_w + 2 * _skel_ov2_halo(g, sk, esz);
+    if (sk->kind == SKEL_KIND_OVERLAP2D) {
+        _skel_ov2_cand c;
+        if (_skel_ov2_tiling(sk, &o, esz, &c, NULL, 0) >= 0) {
+            g->conv = 1;
+            g->cx = c.cx; g->cy = c.cy; g->cnx = c.cnx; g->cwr = c.cwr; g->regs = c.regs; g->groups = c.groups;
+            g->ov2_w = c.cnx * c.cx;
+            g->ov2_h = g->block / c.cnx * c.cy;
+            g->ov2_ls = c.ls;
+        }
+    }
 }
 
 /* ---- the preludes ---- */
@@ -5703,11 +6202,34 @@ static const char _skel_tpl_overlap2d[] =
     "#define SKEL_LN ((SKEL_LH * SKEL_LW + SKEL_BLOCK - 1) / SKEL_BLOCK)\n"
     "#define SKEL_LV (SKEL_LW / SKEL_VE)\n"
     "#define SKEL_LNV ((SKEL_LH * SKEL_LV + SKEL_BLOCK - 1) / SKEL_BLOCK)\n"
+    "#if SKEL_CONV\n"
+    "#if SKEL_FAST_INTERIOR && SKEL_VE > 1\n"
+    "#define SKEL_CV16 1\n"
+    "#define SKEL_CLOAD(u, p, n) { int q_; SKEL_UNROLL for (q_ = 0; q_ < (n) / SKEL_VE; ++q_) (u).v[q_] = ((SKEL_LOCAL_PTR const uint4 *)(p))[q_]; }\n"
+    "#else\n"
+    "#define SKEL_CV16 0\n"
+    "#define SKEL_CLOAD(u, p, n) { int q_; SKEL_UNROLL for (q_ = 0; q_ < (n); ++q_) (u).e[q_] = (p)[q_]; }\n"
+    "#endif\n"
+    "#define SKEL_CSEG (SKEL_CX + 2 * SKEL_DCP)\n"
+    "#define SKEL_CWN ((2 * SKEL_DR + 1) * SKEL_CWR)\n"
+    "typedef union { skel_to e[SKEL_CX]; uint4 v[SKEL_CX / SKEL_VE]; } skel_cacc;\n"
+    "typedef union { skel_to e[SKEL_CSEG]; uint4 v[SKEL_CSEG / SKEL_VE]; } skel_cseg;\n"
+    "typedef union { skel_to e[SKEL_CWR]; uint4 v[SKEL_CWR / SKEL_VE]; } skel_cwrow;\n"
+    "#endif\n"
+    "/* local memory: row y of the tile at SKEL_LROW(y) (the conv kernel pads\n"
+    "   a piece every SKEL_LCY rows); element (piece: k = SKEL_VE) at of the\n"
+    "   loaded tile, w elements (pieces) a row */\n"
+    "#define SKEL_LROW(y) ((y) * SKEL_LS + (y) / SKEL_LCY * SKEL_LPAD)\n"
+    "#define SKEL_LTOT (SKEL_LROW(SKEL_LH - 1) + SKEL_LS)\n"
+    "#define SKEL_LAT(at, w, k) (SKEL_LPAD == 0 && (w) * (k) == SKEL_LS ? (at) : SKEL_LROW((at) / (w)) / (k) + (at) % (w))\n"
     "SKEL_KERNEL SKEL_OV2_BOUNDS void skel_overlap2d(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *in, skel_index rows,\n"
     "                                skel_index cols, int edge, skel_to edge_value SKEL_W_PARAM SKEL_X_PARAMS)\n"
     "{\n"
     "    SKEL_X_DECL\n"
-    "    SKEL_LOCAL SKEL_ALIGN16 skel_to s[SKEL_LH * SKEL_LW];\n"
+    "    SKEL_LOCAL SKEL_ALIGN16 skel_to s[SKEL_LTOT];\n"
+    "#if SKEL_CONV\n"
+    "    SKEL_LOCAL SKEL_ALIGN16 skel_to sw[SKEL_CWN];\n"
+    "#endif\n"
     "    int lid = SKEL_LID(), e, g = (int)SKEL_GROUP();\n"
     "    int cg = (int)((cols + SKEL_O2W - 1) / SKEL_O2W), rg = (int)((rows + SKEL_O2H - 1) / SKEL_O2H), tx = g % cg, ty = g / cg;\n"
     "    skel_index r0, c0;\n"
@@ -5741,6 +6263,12 @@ static const char _skel_tpl_overlap2d[] =
     "    }\n"
     "#endif\n";
 static const char _skel_tpl_overlap2d_tile[] =
+    "#if SKEL_CONV\n"
+    "    for (e = lid; e < SKEL_CWN; e += SKEL_BLOCK) {   /* the weights, rows padded to whole pieces */\n"
+    "        int y = e / SKEL_CWR, x = e - y * SKEL_CWR;\n"
+    "        sw[e] = x <= 2 * SKEL_DC ? SKEL_WSRC[y * (2 * SKEL_DC + 1) + x] : (skel_to)0;\n"
+    "    }\n"
+    "#endif\n"
     "#if SKEL_FAST_INTERIOR && SKEL_VE > 1\n"
     "    if (inside && cols % SKEL_VE == 0 && (size_t)in % 16 == 0) {\n"
     "        SKEL_GLOBAL const uint4 *src = (SKEL_GLOBAL const uint4 *)(in + (r0 - SKEL_DR) * cols + (c0 - SKEL_DCP));\n"
@@ -5757,7 +6285,8 @@ static const char _skel_tpl_overlap2d_tile[] =
     "        }\n"
     "        SKEL_UNROLL\n"
     "        for (e = 0; e < SKEL_LNV; ++e)\n"
-    "            if (lid + e * SKEL_BLOCK < SKEL_LH * SKEL_LV) ((SKEL_LOCAL uint4 *)s)[lid + e * SKEL_BLOCK] = lv[e];\n"
+    "            if (lid + e * SKEL_BLOCK < SKEL_LH * SKEL_LV)\n"
+    "                ((SKEL_LOCAL_PTR uint4 *)s)[SKEL_LAT(lid + e * SKEL_BLOCK, SKEL_LV, SKEL_VE)] = lv[e];\n"
     "    } else\n"
     "#endif\n"
     "    {\n"
@@ -5791,15 +6320,16 @@ static const char _skel_tpl_overlap2d_tile[] =
     "        }\n"
     "        SKEL_UNROLL\n"
     "        for (e = 0; e < SKEL_LN; ++e)\n"
-    "            if (lid + e * SKEL_BLOCK < SKEL_LH * SKEL_LW) s[lid + e * SKEL_BLOCK] = ld[e];\n"
+    "            if (lid + e * SKEL_BLOCK < SKEL_LH * SKEL_LW) s[SKEL_LAT(lid + e * SKEL_BLOCK, SKEL_LW, 1)] = ld[e];\n"
     "    }\n"
     "    SKEL_BARRIER();\n"
+    "#if !SKEL_CONV && SKEL_O2UNROLL\n"
     "    {\n"
     "        int lx = lid % SKEL_O2W, ly0 = (lid / SKEL_O2W) * SKEL_O2I, k;\n"
     "        skel_to res[SKEL_O2I];\n"
     "        SKEL_UNROLL\n"
     "        for (k = 0; k < SKEL_O2I; ++k)\n"
-    "            res[k] = SKEL_OV2CALL(s + (ly0 + k + SKEL_DR) * SKEL_LW + lx + SKEL_DCP, (skel_index)SKEL_LW, r0 + ly0 + k, c0 + lx);\n"
+    "            res[k] = SKEL_OV2CALL(s + (ly0 + k + SKEL_DR) * SKEL_LS + lx + SKEL_DCP, (skel_index)SKEL_LS, r0 + ly0 + k, c0 + lx);\n"
     "        if (c0 + lx < cols) {\n"
     "            SKEL_GLOBAL skel_to *dst = out + (r0 + ly0) * cols + c0 + lx;\n"
     "            SKEL_UNROLL\n"
@@ -5807,6 +6337,78 @@ static const char _skel_tpl_overlap2d_tile[] =
     "                if (r0 + ly0 + k < rows) *dst = res[k];\n"
     "        }\n"
     "    }\n"
+    "#elif !SKEL_CONV\n"
+    "    {   /* a wide window: one call at a time, each stored at once */\n"
+    "        int lx = lid % SKEL_O2W, ly0 = (lid / SKEL_O2W) * SKEL_O2I, k;\n"
+    "        for (k = 0; k < SKEL_O2I; ++k) {\n"
+    "            skel_to v = SKEL_OV2CALL(s + (ly0 + k + SKEL_DR) * SKEL_LS + lx + SKEL_DCP, (skel_index)SKEL_LS, r0 + ly0 + k, c0 + lx);\n"
+    "            if (c0 + lx < cols && r0 + ly0 + k < rows) out[(r0 + ly0 + k) * cols + c0 + lx] = v;\n"
+    "        }\n"
+    "    }\n"
+    "#endif\n";
+/* SKEL_CONV2D with a wide window: register tiling (see _skel_ov2_tiling).
+   A work-item computes SKEL_CY x SKEL_CX outputs: SKEL_CY adjacent rows of
+   SKEL_CX adjacent columns.  The window's rows stream through registers:
+   for each input row its SKEL_CX + 2 SKEL_DCP inputs are loaded from local
+   memory once, in 16-byte pieces, and each of the SKEL_CY output rows
+   whose window holds that row takes SKEL_CX x (2 dc + 1) multiply-adds
+   with the matching row of weights (from local memory, the same address
+   for the whole group: a broadcast).  Lanes are laid out so that the 8 of
+   a quarter-warp (one 16-byte access phase) read 8 different 16-byte bank
+   groups: SKEL_CPA work-items along the row, whose segments start 8 /
+   SKEL_CPA pieces apart, and 8 / SKEL_CPA work-items down, whose first
+   rows are SKEL_CY rows apart: local rows hold an even number of pieces
+   and every SKEL_CY rows one more piece (SKEL_LROW), so those starts
+   differ by an odd number of pieces.  Each output sums its window rows in
+   order, then its columns, as the user-function form does. */
+static const char _skel_tpl_overlap2d_conv[] =
+    "#if SKEL_CONV\n"
+    "    {\n"
+    "        int p8 = lid % 8, g8 = lid / 8, k, r, i, j;\n"
+    "        int tx = g8 % (SKEL_CNX / SKEL_CPA) * SKEL_CPA + p8 % SKEL_CPA;\n"
+    "        int ty = g8 / (SKEL_CNX / SKEL_CPA) * (8 / SKEL_CPA) + p8 / SKEL_CPA;\n"
+    "        skel_index c = c0 + tx * SKEL_CX;\n"
+    "        skel_cacc acc[SKEL_CY];\n"
+    "        SKEL_UNROLL\n"
+    "        for (k = 0; k < SKEL_CY; ++k) {\n"
+    "            SKEL_UNROLL\n"
+    "            for (i = 0; i < SKEL_CX; ++i) acc[k].e[i] = 0;\n"
+    "        }\n"
+    "        for (r = 0; r < 2 * SKEL_DR + SKEL_CY; ++r) {   /* input row r feeds output rows r - 2 dr .. r */\n"
+    "            SKEL_LOCAL_PTR const skel_to *sr = s + SKEL_LROW(ty * SKEL_CY + r) + tx * SKEL_CX;\n"
+    "            skel_cseg a;\n"
+    "            SKEL_CLOAD(a, sr, SKEL_CSEG)\n"
+    "            SKEL_UNROLL\n"
+    "            for (k = 0; k < SKEL_CY; ++k)\n"
+    "                if (r - k >= 0 && r - k <= 2 * SKEL_DR) {\n"
+    "                    skel_cwrow w;\n"
+    "                    SKEL_CLOAD(w, sw + (r - k) * SKEL_CWR, SKEL_CWR)\n"
+    "                    SKEL_UNROLL\n"
+    "                    for (j = 0; j <= 2 * SKEL_DC; ++j) {\n"
+    "                        SKEL_UNROLL\n"
+    "                        for (i = 0; i < SKEL_CX; ++i) acc[k].e[i] += w.e[j] * a.e[SKEL_DCP - SKEL_DC + i + j];\n"
+    "                    }\n"
+    "                }\n"
+    "        }\n"
+    "        SKEL_UNROLL\n"
+    "        for (k = 0; k < SKEL_CY; ++k) {\n"
+    "            skel_index rr = r0 + ty * SKEL_CY + k;\n"
+    "            SKEL_GLOBAL skel_to *dst = out + rr * cols + c;\n"
+    "            if (rr >= rows) break;\n"
+    "#if SKEL_CV16\n"
+    "            if (c + SKEL_CX <= cols && cols % SKEL_VE == 0 && (size_t)out % 16 == 0) {\n"
+    "                SKEL_UNROLL\n"
+    "                for (i = 0; i < SKEL_CX / SKEL_VE; ++i) ((SKEL_GLOBAL uint4 *)dst)[i] = acc[k].v[i];\n"
+    "            } else\n"
+    "#endif\n"
+    "            {\n"
+    "                SKEL_UNROLL\n"
+    "                for (i = 0; i < SKEL_CX; ++i)\n"
+    "                    if (c + i < cols) dst[i] = acc[k].e[i];\n"
+    "            }\n"
+    "        }\n"
+    "    }\n"
+    "#endif\n"
     "}\n";
 
 /* MapPairs: a group computes SKEL_BLOCK consecutive columns of SKEL_PR
@@ -6168,20 +6770,6 @@ static void _skel_args_overlap(_skel_args *a, const skel_skeleton *sk, const cha
     _skel_arg(a, "%s", p);
     _skel_arg_x(a, sk);
 }
-/* Elements per 16-byte piece in which the 2D overlap loads its interior
-   tiles (a tile row's width must hold whole pieces); 1: element-wise. */
-static int _skel_ov2_vec(int ov2_w, size_t esz)
-{
-    return (esz == 4 || esz == 8) && ov2_w % (int)(16 / esz) == 0 ? (int)(16 / esz) : 1;
-}
-
-/* Columns of the 2D overlap's halo on each side of a tile in local
-   memory: dc rounded up to whole pieces, so that every piece is aligned. */
-static int _skel_ov2_halo(const _skel_kernel_geom *g, const skel_skeleton *sk, size_t esz)
-{
-    int ve = _skel_ov2_vec(g->ov2_w, esz);
-    return (sk->dc + ve - 1) / ve * ve;
-}
 
 /* Whether the 2D overlap reads interior tiles straight into registers:
    CUDA (OpenCL would need the user function for private pointers too),
@@ -6191,8 +6779,43 @@ static int _skel_ov2_direct(const _skel_kernel_geom *g, const skel_skeleton *sk,
 {
     int ve = _skel_ov2_vec(g->ov2_w, esz);
     int rows = g->ov2_h / (g->block / (g->ov2_w / ve)) + 2 * sk->dr;   /* SKEL_O2DI + 2 dr */
-    return SKEL_GPU_OV2_DIRECT && dialect == _SKEL_DIALECT_CUDA && ve == 4 &&
+    return SKEL_GPU_OV2_DIRECT && dialect == _SKEL_DIALECT_CUDA && ve == 4 && !g->conv &&
            rows * (ve + 2 * _skel_ov2_halo(g, sk, esz)) <= 96;
+}
+
+/* Bytes of local memory the 2D overlap's tile (and a conv's weights) take. */
+static size_t _skel_ov2_local(const _skel_kernel_geom *g, const skel_skeleton *sk, size_t esz)
+{
+    size_t rows = (size_t)(g->ov2_h + 2 * sk->dr), w = 0;
+    if (g->conv)    /* the weights, and a piece of padding every cy rows (SKEL_LROW) */
+        w = (size_t)(2 * sk->dr + 1) * (size_t)g->cwr + (rows - 1) / (size_t)g->cy * (16 / esz);
+    return ((size_t)g->ov2_ls * rows + w) * esz;
+}
+
+/* The 2D overlap's macros beyond the tile's: the local row stride, the
+   register tiling's factors, how far the shared-memory kernel unrolls,
+   and the register cap.  wsrc: the weights array's expression. */
+static void _skel_put_ov2(_skel_sbuf *b, const skel_skeleton *sk, const _skel_kernel_geom *g, size_t esz,
+                          const char *wsrc)
+{
+    int taps = (2 * sk->dr + 1) * (2 * sk->dc + 1), ve = (int)(16 / esz);
+    _skel_sbuf_printf(b, "#define SKEL_LS %d\n#define SKEL_LCY %d\n#define SKEL_LPAD %d\n#define SKEL_CONV %d\n"
+                      "#define SKEL_O2UNROLL %d\n", g->ov2_ls, g->conv ? g->cy : 1, g->conv ? ve : 0, g->conv, taps <= 49);
+    if (g->conv) {
+        int pieces = g->cx / ve;
+        _skel_sbuf_printf(b, "#define SKEL_CX %d\n#define SKEL_CY %d\n#define SKEL_CNX %d\n#define SKEL_CPA %d\n"
+                          "#define SKEL_CWR %d\n#define SKEL_WSRC %s\n",
+                          g->cx, g->cy, g->cnx, pieces >= 8 ? 1 : 8 / pieces, g->cwr, wsrc);
+        /* no register bounds: without them ptxas used at most the metric's
+           estimate; capped at the estimate some spilled, and with
+           __launch_bounds__(block, 1) it took up to 1.8 times more */
+        _skel_sbuf_str(b, "#define SKEL_OV2_BOUNDS\n");
+    } else {
+        /* the cap helps small windows (more groups an SM); a wide one, all
+           its calls unrolled, spilled under it (H100: 11x11-15x15 at a
+           third of their neighbours' speed) */
+        _skel_put_bounds(b, "SKEL_OV2_BOUNDS", g->block, taps <= 49 ? SKEL_GPU_OV2_REGS : 0);
+    }
 }
 
 int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel_opts *opts, char **source)
@@ -6229,7 +6852,7 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
         break;
     }
     case SKEL_KIND_OVERLAP2D:
-        need = (size_t)(g.ov2_w + 2 * _skel_ov2_halo(&g, sk, esz)) * (size_t)(g.ov2_h + 2 * sk->dr) * esz;
+        need = _skel_ov2_local(&g, sk, esz);
         break;
     case SKEL_KIND_MAPPAIRSREDUCE: {   /* the larger side's operands staged */
         size_t rb = 0, cb = 0;
@@ -6245,6 +6868,17 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
                           sk->kind == SKEL_KIND_OVERLAP || sk->kind == SKEL_KIND_OVERLAP2D
                               ? " (the overlap is too wide for the GPU kernels: a limit of the GPU backends; run it on a CPU backend)"
                               : " (use a smaller block)");
+    if (sk->kind == SKEL_KIND_OVERLAP2D && sk->conv) {   /* the tiling metric's inputs and choice */
+        char why[640];
+        _skel_ov2_cand c;
+        _skel_ov2_tiling(sk, &o, esz, &c, why, sizeof why);
+        _skel_log(SKEL_LOG_INFO, "%s %s %dx%d %s, tiling %d, block %d; a unit: %d registers, %zu KiB local memory, "
+                  "%d work-items, %d groups: %s", _skel_kind_name(sk->kind), sk->name, 2 * sk->dr + 1, 2 * sk->dc + 1,
+                  to->name, o.tiling, o.block, o.regs_per_unit ? o.regs_per_unit : 65536,
+                  (o.local_per_unit ? o.local_per_unit : o.local_mem) / 1024,
+                  o.threads_per_unit ? o.threads_per_unit : 2048, o.groups_per_unit ? o.groups_per_unit : 32,
+                  why[0] ? why : "the shared-memory tile (window of 49 taps or less, or asked for)");
+    }
     memset(&b, 0, sizeof b);
     a.b = &b;
     fp64 = _skel_uses_double(sk);
@@ -6367,7 +7001,6 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
     case SKEL_KIND_OVERLAP2D:
         _skel_sbuf_printf(&b, "#define SKEL_DR %d\n#define SKEL_DC %d\n#define SKEL_VE %d\n#define SKEL_DCP %d\n",
                           sk->dr, sk->dc, _skel_ov2_vec(g.ov2_w, esz), _skel_ov2_halo(&g, sk, esz));
-        _skel_put_bounds(&b, "SKEL_OV2_BOUNDS", g.block, SKEL_GPU_OV2_REGS);
         _skel_sbuf_printf(&b, "#define SKEL_OV2CALL(p, st, r, c) skel_u_%s(", sk->func_name);
         a.n = 0;
         _skel_arg_index(&a, sk->index_mode, NULL, "r", "c");
@@ -6395,9 +7028,11 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
                 _skel_sbuf_str(&b, "#define SKEL_W_PARAM , SKEL_CONSTANT_PTR const skel_to *skel_w\n");
         } else
             _skel_sbuf_str(&b, "#define SKEL_W_PARAM\n");
+        _skel_put_ov2(&b, sk, &g, esz, !sk->weighted ? "" : _skel_weights_by_value(sk, &o) ? "skel_w.v" : "skel_w");
         _skel_sbuf_printf(&b, "#define SKEL_O2DIRECT %d\n", _skel_ov2_direct(&g, sk, esz, dialect));
         _skel_sbuf_str(&b, _skel_tpl_overlap2d);
         _skel_sbuf_str(&b, _skel_tpl_overlap2d_tile);
+        _skel_sbuf_str(&b, _skel_tpl_overlap2d_conv);
         break;
     case SKEL_KIND_OVERLAP3D:
         _skel_sbuf_printf(&b, "#define SKEL_DD %d\n#define SKEL_DR %d\n#define SKEL_DC %d\n#define SKEL_O3W %d\n"
@@ -7347,7 +7982,7 @@ typedef struct _skel_range {
 #define _SKEL_MAX_PVARS 256         /* variants a tuning or plan file may hold */
 typedef struct _skel_pvar {
     char backend[16];
-    int threads, block, grid, devices;
+    int threads, block, grid, devices, tiling;
     int index;                  /* registry index; -1: not on this machine */
     int pruned;                 /* depth after which the tuner dropped it; -1: kept */
 } _skel_pvar;
@@ -7699,7 +8334,7 @@ static void _skel_pvar_public(const _skel_pvar *pv, skel_variant *out)
 {
     out->backend = pv->backend;
     out->threads = pv->threads; out->block = pv->block;
-    out->grid = pv->grid; out->devices = pv->devices;
+    out->grid = pv->grid; out->devices = pv->devices; out->tiling = pv->tiling;
 }
 
 int skel_plan_lookup_point(const skel_plan *p, const size_t *point, int dims, skel_variant *out)
@@ -7755,7 +8390,7 @@ static int _skel_plan_pick(const skel_plan *p, const _skel_shape *sh, _skel_vari
         if (i < 0 || t->vars[i].index < 0) return 0;
         v->backend = t->vars[i].index;
         v->threads = t->vars[i].threads; v->block = t->vars[i].block;
-        v->grid = t->vars[i].grid; v->devices = t->vars[i].devices;
+        v->grid = t->vars[i].grid; v->devices = t->vars[i].devices; v->tiling = t->vars[i].tiling;
         return 1;
     } else {
         size_t n = _skel_point_size(sh->point, sh->dims);
@@ -7817,7 +8452,7 @@ static int _skel_plan_at(const skel_plan *p, const _skel_shape *sh, int place, _
     if (best < 0) return 0;
     v->backend = t->vars[best].index;
     v->threads = t->vars[best].threads; v->block = t->vars[best].block;
-    v->grid = t->vars[best].grid; v->devices = t->vars[best].devices;
+    v->grid = t->vars[best].grid; v->devices = t->vars[best].devices; v->tiling = t->vars[best].tiling;
     *time = bt;
     return 1;
 }
@@ -7913,7 +8548,8 @@ int skel_plan_stats_get(const skel_plan *p, skel_plan_stats *out)
 
 #define _SKEL_PLAN_MAGIC "SKELPLAN"
 #define _SKEL_PLAN_VERSION 3u        /* 2: 2-D open leaves interpolate; 2-D Map, Scan, MapReduce;
-                                        3: the instance's form (outputs, views, row operands, dD) */
+                                        3: the instance's form (outputs, views, row operands, dD),
+                                           each variant's tiling */
 #define _SKEL_PLAN_HEADER 24        /* magic, version, flags, payload length */
 #define _SKEL_MAX_TREE (1 << 20)    /* points or nodes a file may hold */
 
@@ -8203,6 +8839,7 @@ static int _skel_tree_serialize(const _skel_tree *t, _skel_buf *b)
         _skel_put_str(b, pv->backend);
         _skel_put_i32(b, pv->threads); _skel_put_i32(b, pv->block);
         _skel_put_i32(b, pv->grid); _skel_put_i32(b, pv->devices); _skel_put_i32(b, pv->pruned);
+        _skel_put_i32(b, pv->tiling);
     }
     _skel_put_u32(b, (uint32_t)t->npoints);
     for (i = 0; i < t->npoints; ++i) {
@@ -8320,8 +8957,9 @@ static int _skel_plan_parse(const unsigned char *buf, size_t len, skel_plan **ou
         _skel_get_str(&r, pv->backend, sizeof pv->backend);
         pv->threads = _skel_get_i32(&r); pv->block = _skel_get_i32(&r);
         pv->grid = _skel_get_i32(&r); pv->devices = _skel_get_i32(&r); pv->pruned = _skel_get_i32(&r);
+        pv->tiling = version >= 3 ? _skel_get_i32(&r) : 0;
         if (r.bad || !pv->backend[0] || pv->threads < 0 || pv->threads > SKEL_MAX_THREADS || pv->block < 0 ||
-            pv->grid < 0 || pv->devices < 0)
+            pv->grid < 0 || pv->devices < 0 || pv->tiling < 0)
             _SKEL_PBAD("bad variant %d", v);
     }
     t->npoints = (int)_skel_get_u32(&r);
@@ -8574,8 +9212,8 @@ static void _skel_tune_defaults(const skel_tune_desc *d, _skel_tconf *c)
         if (d->backends && *d->backends) h = _skel_fnv1a(d->backends, strlen(d->backends) + 1, h);
         for (i = 0; d->variants && i < d->nvariants; ++i) {
             const skel_variant *v = &d->variants[i];
-            int prm[4];
-            prm[0] = v->threads; prm[1] = v->block; prm[2] = v->grid; prm[3] = v->devices;
+            int prm[5];
+            prm[0] = v->threads; prm[1] = v->block; prm[2] = v->grid; prm[3] = v->devices; prm[4] = v->tiling;
             h = _skel_fnv1a(v->backend ? v->backend : "", v->backend ? strlen(v->backend) + 1 : 1, h);
             h = _skel_fnv1a(prm, sizeof prm, h);
         }
@@ -8618,6 +9256,28 @@ static int _skel_check_backends(const skel_tune_desc *d)
     return SKEL_OK;
 }
 
+/* A GPU backend's candidates for a SKEL_CONV2D: its block sizes (a 2D
+   overlap's grid follows from its tiles, so grid sizes are dropped) x
+   the tiling metrics Phi_occupancy, Phi_tiling and none (the shared-memory
+   tile kernel); at most max.  Returns the new count. */
+static int _skel_tune_tilings(skel_variant *cand, int m, int max)
+{
+    static const int tilings[] = { SKEL_TILING_OCCUPANCY, SKEL_TILING_MAX, SKEL_TILING_SHARED };
+    skel_variant blocks[_SKEL_MAX_PVARS];
+    int nb = 0, i, k, n = 0;
+    for (i = 0; i < m; ++i) {
+        for (k = 0; k < nb && blocks[k].block != cand[i].block; ++k) {}
+        if (k == nb && cand[i].devices <= 1) blocks[nb++] = cand[i];
+    }
+    for (i = 0; i < nb; ++i)
+        for (k = 0; k < 3 && n < max; ++k) {
+            cand[n] = blocks[i];
+            cand[n].grid = 0;
+            cand[n++].tiling = tilings[k];
+        }
+    return n;
+}
+
 /* The variant table: the desc's list, or every backend x its candidates
    (pool: 2, 4, ... threads up to the core count, and the core count;
    omp, only where there is no pool: 1, 2, 4, ... and the core count).
@@ -8641,6 +9301,8 @@ static int _skel_tune_variants(const skel_tune_desc *d, _skel_tree *t)
                 m = be->candidates(be, cand + n, _SKEL_MAX_PVARS - n);
                 if (m < 0) m = 0;
                 for (k = 0; k < m; ++k) cand[n + k].backend = be->name;
+                if (be->is_gpu && d->sk && d->sk->kind == SKEL_KIND_OVERLAP2D && d->sk->conv)
+                    m = _skel_tune_tilings(cand + n, m, _SKEL_MAX_PVARS - n);
             } else if (strcmp(be->name, "omp") == 0) {
                 if (_skel_env.pool_backend >= 0) continue;
                 /* up to the threads this process may use, not the machine's cores */
@@ -8679,14 +9341,14 @@ static int _skel_tune_variants(const skel_tune_desc *d, _skel_tree *t)
         _skel_pvar *pv = &t->vars[i];
         if (!cand[i].backend || !*cand[i].backend || strlen(cand[i].backend) >= sizeof pv->backend)
             return _skel_fail(SKEL_EINVAL, "skel_tune: variant %d has no (or too long a) backend name", i);
-        if (cand[i].threads < 0 || cand[i].block < 0 || cand[i].grid < 0 || cand[i].devices < 0)
+        if (cand[i].threads < 0 || cand[i].block < 0 || cand[i].grid < 0 || cand[i].devices < 0 || cand[i].tiling < 0)
             return _skel_fail(SKEL_EINVAL, "skel_tune: variant %d has a negative parameter", i);
         if (cand[i].threads > SKEL_MAX_THREADS)
             return _skel_fail(SKEL_EINVAL, "skel_tune: variant %d asks for %d threads (at most SKEL_MAX_THREADS, %d)", i,
                               cand[i].threads, SKEL_MAX_THREADS);
         snprintf(pv->backend, sizeof pv->backend, "%s", cand[i].backend);
         pv->threads = cand[i].threads; pv->block = cand[i].block;
-        pv->grid = cand[i].grid; pv->devices = cand[i].devices;
+        pv->grid = cand[i].grid; pv->devices = cand[i].devices; pv->tiling = cand[i].tiling;
         pv->pruned = -1;
     }
     t->nvar = n;
@@ -8706,7 +9368,8 @@ static const char *_skel_pvar_label(const _skel_pvar *pv, char *buf, size_t size
     if (pv->threads && w >= 0 && (size_t)w < size) w += snprintf(buf + w, size - (size_t)w, "/%d", pv->threads);
     if (pv->block && w >= 0 && (size_t)w < size) w += snprintf(buf + w, size - (size_t)w, "/b%d", pv->block);
     if (pv->grid && w >= 0 && (size_t)w < size) w += snprintf(buf + w, size - (size_t)w, "/g%d", pv->grid);
-    if (pv->devices > 1 && w >= 0 && (size_t)w < size) snprintf(buf + w, size - (size_t)w, "/d%d", pv->devices);
+    if (pv->devices > 1 && w >= 0 && (size_t)w < size) w += snprintf(buf + w, size - (size_t)w, "/d%d", pv->devices);
+    if (pv->tiling && w >= 0 && (size_t)w < size) snprintf(buf + w, size - (size_t)w, "/t%d", pv->tiling);
     return buf;
 }
 
@@ -9018,6 +9681,7 @@ static int _skel_sample(_skel_tuner *T, _skel_synth *s, int p, int v, int full, 
     memset(&var, 0, sizeof var);
     var.backend = pv->index;
     var.threads = pv->threads; var.block = pv->block; var.grid = pv->grid; var.devices = pv->devices;
+    var.tiling = pv->tiling;
     T->settle = 0;
     if (settle && (_skel_run_variant(T->sk, &s->call, &s->sh, &var) != SKEL_OK || _skel_tune_sync(s->out) != SKEL_OK))
         return _SKEL_T_FAILED;
@@ -9961,7 +10625,7 @@ int skel_tune(const skel_tune_desc *d, skel_plan **plan)
             memset(&v, 0, sizeof v);
             v.backend = t->vars[i].index;
             v.threads = t->vars[i].threads; v.block = t->vars[i].block;
-            v.grid = t->vars[i].grid; v.devices = t->vars[i].devices;
+            v.grid = t->vars[i].grid; v.devices = t->vars[i].devices; v.tiling = t->vars[i].tiling;
             _skel_run_variant(T.sk, &s.call, &s.sh, &v);
         }
         _skel_synth_free(&s);
@@ -10342,8 +11006,9 @@ static void _skel_dump_json(FILE *f, const _skel_tree *t, char (*labels)[64])
         _skel_json_str(f, labels[v]);
         fprintf(f, ", \"backend\": ");
         _skel_json_str(f, pv->backend);
-        fprintf(f, ", \"threads\": %d, \"block\": %d, \"grid\": %d, \"devices\": %d, \"pruned_after_depth\": %d}%s\n",
-                pv->threads, pv->block, pv->grid, pv->devices, pv->pruned, v + 1 < t->nvar ? "," : "");
+        fprintf(f, ", \"threads\": %d, \"block\": %d, \"grid\": %d, \"devices\": %d, \"tiling\": %d, "
+                "\"pruned_after_depth\": %d}%s\n",
+                pv->threads, pv->block, pv->grid, pv->devices, pv->tiling, pv->pruned, v + 1 < t->nvar ? "," : "");
     }
     fprintf(f, "  ],\n  \"points\": [\n");
     for (i = 0; i < t->npoints; ++i) {

@@ -39,6 +39,10 @@
        variant {"opencl", .block} sets the work-group size (64..1024, a power
        of two; 0: 256); a Map or MapArray with fewer than 4 groups a
        compute unit runs in smaller groups (down to 32), as in skel_cuda.h.
+       .tiling: a SKEL_CONV2D's register tiling (skel.h, 2D CONVOLUTION);
+       NVIDIA's devices report their compute capability and registers
+       (cl_nv_device_attribute_query), the rest of the limits are their
+       architecture's; other devices get the metric's defaults.
        User functions follow skel.h's rules; pointer
        parameters get their OpenCL address space from the generator.
        double needs cl_khr_fp64 (SKEL_EUNSUPPORTED where the device lacks it).
@@ -276,6 +280,7 @@ typedef struct _skel_cl_dev {
     cl_device_id id;
     char platform_version[64], c_version[64];
     size_t max_param;               /* bytes of arguments a kernel may take */
+    int nv_arch, nv_regs;           /* NVIDIA: compute capability (90: sm_90), registers a group (0: not NVIDIA) */
 } _skel_cl_dev;
 
 static struct {
@@ -420,6 +425,14 @@ static void _skel_cl_describe(_skel_cl_dev *d)
     i->max_alloc = (size_t)ma;
     i->max_work_group = wg;
     i->fp64 = _skel_cl_has_ext(d->id, "cl_khr_fp64") || _skel_cl_has_ext(d->id, "__opencl_c_fp64");
+    if (_skel_cl_has_ext(d->id, "cl_nv_device_attribute_query")) {   /* for the 2D overlap's tiling metrics */
+        cl_uint ma = 0, mi = 0, regs = 0;
+        a->clGetDeviceInfo(d->id, 0x4000 /* CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV */, sizeof ma, &ma, NULL);
+        a->clGetDeviceInfo(d->id, 0x4001 /* CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV */, sizeof mi, &mi, NULL);
+        a->clGetDeviceInfo(d->id, 0x4002 /* CL_DEVICE_REGISTERS_PER_BLOCK_NV */, sizeof regs, &regs, NULL);
+        d->nv_arch = (int)(ma * 10 + mi);
+        d->nv_regs = (int)regs;
+    }
 }
 
 static int _skel_cl_icase_contains(const char *hay, const char *needle)
@@ -696,9 +709,9 @@ static int _skel_cl_wait(void *ctx)
    --------------------------------------------------------------------- */
 #define _SKEL_CL_KERNELS 4
 typedef struct _skel_cl_prog {
-    struct _skel_cl_prog *next_inst;    /* the instance's other programs (other block sizes) */
+    struct _skel_cl_prog *next_inst;    /* the instance's other programs (other block sizes, tilings) */
     struct _skel_cl_prog *next_all;
-    int block;
+    int block, tiling;
     cl_program program;                 /* NULL after skel_cl_forget_programs */
     const char *kname[_SKEL_CL_KERNELS];
     cl_kernel kernel[_SKEL_CL_KERNELS];
@@ -822,11 +835,19 @@ static void _skel_cl_store_cached(const char *path, uint64_t key, cl_program pro
 int _skel_uses_double(const skel_skeleton *sk);   /* skel.h's generator */
 static int _skel_cl_uses_double(const skel_skeleton *sk) { return _skel_uses_double(sk); }
 
-static void _skel_cl_opts(int block, _skel_kernel_opts *o)
+/* What the generator may assume about the selected device.  NVIDIA's
+   reports its compute capability and registers (the other limits of the
+   tiling metrics are its architecture's, _skel_gpu_ref_limits); other
+   devices get the metrics' defaults. */
+static void _skel_cl_opts(int block, int tiling, _skel_kernel_opts *o)
 {
-    const skel_cl_device_info *i = &_skel_cl.dev[_skel_cl.sel].info;
+    const _skel_cl_dev *d = &_skel_cl.dev[_skel_cl.sel];
+    const skel_cl_device_info *i = &d->info;
     memset(o, 0, sizeof *o);
+    if (d->nv_arch) _skel_gpu_ref_limits(d->nv_arch, o);
+    if (d->nv_regs > 0) o->regs_per_unit = o->regs_per_group = d->nv_regs;
     o->block = block;
+    o->tiling = tiling;
     o->compute_units = i->compute_units;
     o->local_mem = i->local_mem > 1024 ? i->local_mem - 1024 : i->local_mem;
     if (o->local_mem > 65536) o->local_mem = 65536;
@@ -835,11 +856,11 @@ static void _skel_cl_opts(int block, _skel_kernel_opts *o)
 
 /* The program text of sk for work-groups of `block`, its build options
    (64 bytes) and its cache key. */
-static int _skel_cl_source(const skel_skeleton *sk, int block, char **src, char *options, uint64_t *key)
+static int _skel_cl_source(const skel_skeleton *sk, int block, int tiling, char **src, char *options, uint64_t *key)
 {
     _skel_cl_dev *d = &_skel_cl.dev[_skel_cl.sel];
     _skel_kernel_opts o;
-    _skel_cl_opts(block, &o);
+    _skel_cl_opts(block, tiling, &o);
     _SKEL_TRY(_skel_kernel_source(sk, _SKEL_DIALECT_OPENCL, &o, src));
     /* OpenCL C 1.2 where the device has it (the templates need nothing newer) */
     snprintf(options, 64, "%s", strstr(d->c_version, "OpenCL C 1.0") || strstr(d->c_version, "OpenCL C 1.1")
@@ -861,7 +882,7 @@ int _skel_cl_cache_file(skel_skeleton *sk, int block, char *path, size_t size)
     char *src = NULL, options[64];
     uint64_t key;
     if (!_skel_cl.registered) return _skel_fail(SKEL_EBACKEND, "opencl: backend absent");
-    _SKEL_TRY(_skel_cl_source(sk, block, &src, options, &key));
+    _SKEL_TRY(_skel_cl_source(sk, block, 0, &src, options, &key));
     SKEL_FREE(src);
     _skel_cl_cache_path(key, path, size);
     return SKEL_OK;
@@ -902,7 +923,7 @@ int _skel_cl_test_plan(skel_skeleton *sk, const skel_call *c, int compute_units,
 }
 
 /* The built program of sk for work-groups of `block` (under _skel_cl_lock). */
-static int _skel_cl_program(skel_skeleton *sk, int block, _skel_cl_prog **out)
+static int _skel_cl_program(skel_skeleton *sk, int block, int tiling, _skel_cl_prog **out)
 {
     struct _skel_inst_state *st = _skel_state(sk);
     _skel_cl_dev *d = &_skel_cl.dev[_skel_cl.sel];
@@ -916,14 +937,15 @@ static int _skel_cl_program(skel_skeleton *sk, int block, _skel_cl_prog **out)
         return _skel_fail(SKEL_EUNSUPPORTED, "opencl: %s %s uses double, but device %s has no cl_khr_fp64 (a limit of this device)",
                           _skel_kind_name(sk->kind), sk->name, d->info.name);
     for (p = (_skel_cl_prog *)st->backend_data[_skel_cl.backend]; p; p = p->next_inst)
-        if (p->block == block && p->program) { *out = p; return SKEL_OK; }
-    _SKEL_TRY(_skel_cl_source(sk, block, &src, options, &key));
+        if (p->block == block && p->tiling == tiling && p->program) { *out = p; return SKEL_OK; }
+    _SKEL_TRY(_skel_cl_source(sk, block, tiling, &src, options, &key));
     for (p = (_skel_cl_prog *)st->backend_data[_skel_cl.backend]; p; p = p->next_inst)
-        if (p->block == block) break;           /* a forgotten entry: reuse it */
+        if (p->block == block && p->tiling == tiling) break;    /* a forgotten entry: reuse it */
     if (!p) {
         if (!(p = (_skel_cl_prog *)SKEL_MALLOC(sizeof *p))) { SKEL_FREE(src); return _skel_fail(SKEL_ENOMEM, "opencl: out of memory"); }
         memset(p, 0, sizeof *p);
         p->block = block;
+        p->tiling = tiling;
         fresh = 1;
     }
     _skel_cl_cache_path(key, path, sizeof path);
@@ -1061,8 +1083,8 @@ static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const 
         return _skel_fail(SKEL_EINVAL, "opencl: block %d exceeds the device's work-group limit %zu", block,
                           _skel_cl.dev[_skel_cl.sel].info.max_work_group);
     _SKEL_TRY(_skel_cl_ready());
-    _SKEL_TRY(_skel_cl_program(sk, block, &prog));
-    _skel_cl_opts(block, &o);
+    _SKEL_TRY(_skel_cl_program(sk, block, v->tiling, &prog));
+    _skel_cl_opts(block, v->tiling, &o);
     _SKEL_TRY(_skel_kernel_plan(sk, call, sh, &o, &plan));
     for (i = 0; i < sk->nin; ++i)
         if (!(buf[_SKEL_BUF_IN0 + i] = (cl_mem)_skel_acquire(call->in[i], _skel_cl.space, _SKEL_READ)))

@@ -48,7 +48,9 @@
        blocks than have work; the other kernels' grids follow from their
        tiles.  .block is the most threads a block: a Map or MapArray with
        fewer than 4 blocks an SM runs in smaller blocks (down to 32
-       threads), so that every SM gets some of it.
+       threads), so that every SM gets some of it.  .tiling: a
+       SKEL_CONV2D's register tiling (skel.h, 2D CONVOLUTION), from the
+       device's registers, shared memory, threads and blocks per SM.
 
    KERNEL CACHE
        Compiled kernels are kept in memory and on disk, keyed by a hash of
@@ -115,6 +117,7 @@ typedef struct skel_cuda_device_info {
     int max_threads_per_block, max_threads_per_sm, warp_size;
     int shared_per_block, shared_per_block_optin, shared_per_sm;   /* bytes */
     int regs_per_block, regs_per_sm;
+    int max_blocks_per_sm;
     int l2_bytes, const_bytes;
     size_t memory;                  /* bytes of device memory */
 } skel_cuda_device_info;
@@ -189,7 +192,7 @@ enum {  /* CUdevice_attribute */
     _SKEL_CUA_WARP_SIZE = 10, _SKEL_CUA_REGS_PER_BLOCK = 12, _SKEL_CUA_SMS = 16,
     _SKEL_CUA_L2 = 38, _SKEL_CUA_THREADS_PER_SM = 39, _SKEL_CUA_UNIFIED = 41,
     _SKEL_CUA_CC_MAJOR = 75, _SKEL_CUA_CC_MINOR = 76, _SKEL_CUA_SHARED_PER_SM = 81,
-    _SKEL_CUA_REGS_PER_SM = 82, _SKEL_CUA_SHARED_OPTIN = 97
+    _SKEL_CUA_REGS_PER_SM = 82, _SKEL_CUA_SHARED_OPTIN = 97, _SKEL_CUA_BLOCKS_PER_SM = 106
 };
 enum { _SKEL_CUF_NUM_REGS = 4, _SKEL_CUF_MAX_DYN_SHARED = 8 };
 
@@ -468,6 +471,7 @@ static int _skel_cuda_probe(int ordinal, _skel_cuda_dev *d)
     i->shared_per_sm = _skel_cuda_attr(d->dev, _SKEL_CUA_SHARED_PER_SM);
     i->regs_per_block = _skel_cuda_attr(d->dev, _SKEL_CUA_REGS_PER_BLOCK);
     i->regs_per_sm = _skel_cuda_attr(d->dev, _SKEL_CUA_REGS_PER_SM);
+    i->max_blocks_per_sm = _skel_cuda_attr(d->dev, _SKEL_CUA_BLOCKS_PER_SM);
     i->l2_bytes = _skel_cuda_attr(d->dev, _SKEL_CUA_L2);
     i->const_bytes = _skel_cuda_attr(d->dev, _SKEL_CUA_CONST_BYTES);
     if (i->sms <= 0 || i->max_threads_per_block <= 0 || i->cc_major <= 0)
@@ -966,7 +970,7 @@ static int _skel_cuda_launch(int d, _skel_CUfunction f, size_t grid, unsigned bl
    --------------------------------------------------------------------- */
 #define _SKEL_CUDA_NFN 6
 typedef struct _skel_cuda_kern {
-    int dev, want_block, kind;  /* cache key: device, requested block, generated kind */
+    int dev, want_block, kind, tiling;  /* cache key: device, requested block, generated kind, tiling */
     int block;                  /* block size the program was generated for */
     _skel_CUmodule mod;
     _skel_CUdeviceptr wsym;     /* the module's skel_w (weighted 2D overlap), once looked up */
@@ -982,13 +986,25 @@ typedef struct _skel_cuda_inst {
 static int _skel_cuda_bindex = -1;  /* registry index of "cuda" */
 static int _skel_cuda_check_archs[8], _skel_cuda_ncheck;   /* SKEL_CUDA_CHECK */
 
-static void _skel_cuda_opts(const skel_cuda_device_info *i, int block, _skel_kernel_opts *o)
+/* What the generator may assume: device i's limits, or without a device
+   (compile checks) those of the reference device of sm_<arch>. */
+static void _skel_cuda_opts(const skel_cuda_device_info *i, int arch, int block, int tiling, _skel_kernel_opts *o)
 {
     memset(o, 0, sizeof *o);
+    if (!i) _skel_gpu_ref_limits(arch, o);
     o->block = block > 0 ? block : 256;
     if (i && o->block > i->max_threads_per_block) o->block = i->max_threads_per_block;
     o->shuffle = SKEL_GPU_SHUFFLE;
-    o->compute_units = i ? i->sms : 132;
+    o->tiling = tiling;
+    if (i) {
+        o->compute_units = i->sms;
+        o->regs_per_unit = i->regs_per_sm;
+        o->regs_per_group = i->regs_per_block;
+        o->threads_per_unit = i->max_threads_per_sm;
+        o->groups_per_unit = i->max_blocks_per_sm;
+        o->local_per_unit = i->shared_per_sm > 0 ? (size_t)i->shared_per_sm : 0;
+    }
+    if (o->compute_units <= 0) o->compute_units = 132;
     /* statically sized __shared__ arrays: 48 KiB whatever the opt-in limit */
     o->local_mem = i && i->shared_per_block > 0 && i->shared_per_block < 49152 ? (size_t)i->shared_per_block : 49152;
 }
@@ -1017,7 +1033,7 @@ static void _skel_cuda_as_reduce(const skel_skeleton *sk, skel_skeleton *r)
 }
 
 /* The compiled program of instance sk (generated as `kind`) on device d. */
-static int _skel_cuda_kernels(skel_skeleton *sk, int kind, int d, int want_block, _skel_cuda_kern **out)
+static int _skel_cuda_kernels(skel_skeleton *sk, int kind, int d, int want_block, int tiling, _skel_cuda_kern **out)
 {
     struct _skel_inst_state *st = _skel_state(sk);
     _skel_cuda_inst *in;
@@ -1031,7 +1047,7 @@ static int _skel_cuda_kernels(skel_skeleton *sk, int kind, int d, int want_block
     in = (_skel_cuda_inst *)st->backend_data[_skel_cuda_bindex];
     for (i = 0; in && i < in->n; ++i) {
         k = in->k[i];
-        if (k->dev == d && k->want_block == want_block && k->kind == kind) {
+        if (k->dev == d && k->want_block == want_block && k->kind == kind && k->tiling == tiling) {
             pthread_mutex_unlock(&_skel_cuda_lock);
             *out = k;
             return SKEL_OK;
@@ -1040,7 +1056,7 @@ static int _skel_cuda_kernels(skel_skeleton *sk, int kind, int d, int want_block
     pthread_mutex_unlock(&_skel_cuda_lock);
     if (kind == sk->kind) gen = *sk;
     else _skel_cuda_as_reduce(sk, &gen);
-    _skel_cuda_opts(&_skel_cuda_devs[d].info, want_block, &o);
+    _skel_cuda_opts(&_skel_cuda_devs[d].info, 0, want_block, tiling, &o);
     _SKEL_TRY(_skel_cuda_source(&gen, &o, &src));
     k = (_skel_cuda_kern *)SKEL_MALLOC(sizeof *k);
     if (!k) { SKEL_FREE(src); return _skel_fail(SKEL_ENOMEM, "cuda: out of memory"); }
@@ -1048,11 +1064,22 @@ static int _skel_cuda_kernels(skel_skeleton *sk, int kind, int d, int want_block
     k->dev = d;
     k->want_block = want_block;
     k->kind = kind;
+    k->tiling = tiling;
     k->block = o.block;
-    snprintf(name, sizeof name, "skel_%s_%s_b%d.cu", _skel_kind_name(kind), sk->name, o.block);
+    snprintf(name, sizeof name, "skel_%s_%s_b%d_t%d.cu", _skel_kind_name(kind), sk->name, o.block, tiling);
     rc = _skel_cuda_module(d, src, name, NULL, &k->mod);
     SKEL_FREE(src);
     if (rc != SKEL_OK) { SKEL_FREE(k); return rc; }
+    if (kind == SKEL_KIND_OVERLAP2D && sk->conv) {   /* what the tiling metric estimated, as compiled */
+        _skel_CUfunction f;
+        int regs = 0, groups = 0;
+        if (_skel_cu.cuModuleGetFunction(&f, k->mod, "skel_overlap2d") == _SKEL_CU_SUCCESS) {
+            _skel_cu.cuFuncGetAttribute(&regs, _SKEL_CUF_NUM_REGS, f);
+            _skel_cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&groups, f, k->block, 0);
+        }
+        _skel_log(SKEL_LOG_INFO, "cuda: %s compiled: %d registers, %d groups of %d per multiprocessor", name, regs,
+                  groups, k->block);
+    }
     pthread_mutex_lock(&_skel_cuda_lock);
     in = (_skel_cuda_inst *)st->backend_data[_skel_cuda_bindex];
     if (!in && (in = (_skel_cuda_inst *)SKEL_MALLOC(sizeof *in)) != NULL) {
@@ -1327,9 +1354,9 @@ static int _skel_cuda_run_split(const _skel_variant *v, skel_skeleton *sk, const
             memset(&rc_call, 0, sizeof rc_call);
             rc_call.in[0] = c->in[0];
             rc_call.result = partials;
-            rc = _skel_cuda_kernels(sk, SKEL_KIND_REDUCE, q->dev, v->block, &k);
+            rc = _skel_cuda_kernels(sk, SKEL_KIND_REDUCE, q->dev, v->block, 0, &k);
             if (rc != SKEL_OK) break;
-            _skel_cuda_opts(&_skel_cuda_devs[q->dev].info, k->block, &o);
+            _skel_cuda_opts(&_skel_cuda_devs[q->dev].info, 0, k->block, 0, &o);
             rc = _skel_kernel_plan(&red, &rc_call, &q->sh, &o, &plan);
             pthread_mutex_lock(&_skel_cuda_devs[q->dev].run_lock);
             if (rc == SKEL_OK) rc = _skel_cuda_set(&_skel_cuda_devs[q->dev]);
@@ -1352,9 +1379,9 @@ static int _skel_cuda_run_split(const _skel_variant *v, skel_skeleton *sk, const
         _skel_cuda_kern *k;
         _skel_kplan plan;
         _skel_kernel_opts o;
-        rc = _skel_cuda_kernels(sk, sk->kind, q->dev, v->block, &k);
+        rc = _skel_cuda_kernels(sk, sk->kind, q->dev, v->block, v->tiling, &k);
         if (rc != SKEL_OK) break;
-        _skel_cuda_opts(&_skel_cuda_devs[q->dev].info, k->block, &o);
+        _skel_cuda_opts(&_skel_cuda_devs[q->dev].info, 0, k->block, v->tiling, &o);
         rc = _skel_kernel_plan(sk, c, &q->sh, &o, &plan);
         if (rc != SKEL_OK) break;
         if (scan_carries && p > 0 && plan.nsteps == 1) {
@@ -1414,8 +1441,8 @@ static int _skel_cuda_run(const _skel_backend *b, const _skel_variant *v, skel_s
     (void)b;
     if (v->devices > 1 && (how = _skel_cuda_split_kind(sk, c, sh)) != _SKEL_SPLIT_NONE)
         return _skel_cuda_run_split(v, sk, c, sh, v->devices, how);
-    _SKEL_TRY(_skel_cuda_kernels(sk, sk->kind, 0, v->block, &k));
-    _skel_cuda_opts(&dv->info, k->block, &o);
+    _SKEL_TRY(_skel_cuda_kernels(sk, sk->kind, 0, v->block, v->tiling, &k));
+    _skel_cuda_opts(&dv->info, 0, k->block, v->tiling, &o);
     _SKEL_TRY(_skel_kernel_plan(sk, c, sh, &o, &plan));
     pthread_mutex_lock(&dv->run_lock);
     rc = _skel_cuda_set(dv);
@@ -1441,58 +1468,68 @@ static int _skel_cuda_job_run(void *p)
     return j->rc;
 }
 
-/* Generate every kernel call c of sk needs with block `block` and compile
-   it for each of the archs, concurrently (pool tasks: skel starts no
-   threads of its own outside the pool); also check that each kernel the
-   plan launches is in the program. */
-static int _skel_cuda_check_call(skel_skeleton *sk, const skel_call *c, int block, const int *archs, int narchs)
+/* Generate every kernel call c of sk needs with block `block` and tiling
+   for each of the archs (with the limits of that architecture's reference
+   device: the tiling metrics depend on them) and compile each,
+   concurrently (pool tasks: skel starts no threads of its own outside the
+   pool); also check that each kernel the plan launches is in the program.
+   A program already compiled for an arch is not compiled again. */
+static int _skel_cuda_check_call(skel_skeleton *sk, const skel_call *c, int block, int tiling, const int *archs,
+                                 int narchs)
 {
     static uint64_t seen[4096];
     static int nseen;
     _skel_cuda_job jobs[8];
     _skel_task tasks[8];
+    int submitted[8] = { 0 }, todo[8] = { 0 };
+    char *srcs[8] = { NULL }, names[8][160];
+    uint64_t keys[8];
     _skel_kernel_opts o;
     _skel_kplan plan;
     _skel_shape sh;
-    char *src = NULL, name[160];
-    int i, rc = SKEL_OK;
-    uint64_t key;
+    int i, k, rc = SKEL_OK;
     _SKEL_TRY(_skel_check(sk, c, &sh));
-    _skel_cuda_opts(NULL, block, &o);
-    _SKEL_TRY(_skel_cuda_source(sk, &o, &src));
-    _skel_cuda_opts(NULL, o.block, &o);
-    rc = _skel_kernel_plan(sk, c, &sh, &o, &plan);
-    for (i = 0; rc == SKEL_OK && i < plan.nsteps; ++i)
-        if (!strstr(src, plan.step[i].kernel))
-            rc = _skel_fail(SKEL_ECOMPILE, "cuda: %s: the plan launches %s, which its program lacks", sk->name,
-                            plan.step[i].kernel);
-    key = _skel_hash_str(_SKEL_HASH_SEED, src);
-    pthread_mutex_lock(&_skel_cuda_lock);
-    for (i = 0; i < nseen; ++i)
-        if (seen[i] == key) break;
-    pthread_mutex_unlock(&_skel_cuda_lock);
-    if (rc != SKEL_OK || i < nseen) { SKEL_FREE(src); return rc; }
-    snprintf(name, sizeof name, "skel_%s_%s_b%d.cu", _skel_kind_name(sk->kind), sk->name, o.block);
-    for (i = 0; i < narchs && i < 8; ++i) {
-        jobs[i].src = src;
-        jobs[i].name = name;
+    if (narchs > 8) narchs = 8;
+    for (i = 0; i < narchs && rc == SKEL_OK; ++i) {
+        _skel_cuda_opts(NULL, archs[i], block, tiling, &o);
+        if ((rc = _skel_cuda_source(sk, &o, &srcs[i])) != SKEL_OK) break;
+        _skel_cuda_opts(NULL, archs[i], o.block, tiling, &o);
+        rc = _skel_kernel_plan(sk, c, &sh, &o, &plan);
+        for (k = 0; rc == SKEL_OK && k < plan.nsteps; ++k)
+            if (!strstr(srcs[i], plan.step[k].kernel))
+                rc = _skel_fail(SKEL_ECOMPILE, "cuda: %s: the plan launches %s, which its program lacks", sk->name,
+                                plan.step[k].kernel);
+        keys[i] = _skel_hash_str(_SKEL_HASH_SEED + (uint64_t)archs[i], srcs[i]);
+        pthread_mutex_lock(&_skel_cuda_lock);
+        for (k = 0; k < nseen && seen[k] != keys[i]; ++k) {}
+        todo[i] = k == nseen;
+        pthread_mutex_unlock(&_skel_cuda_lock);
+        snprintf(names[i], sizeof names[i], "skel_%s_%s_b%d.cu", _skel_kind_name(sk->kind), sk->name, o.block);
+        jobs[i].src = srcs[i];
+        jobs[i].name = names[i];
         jobs[i].arch = archs[i];
         jobs[i].rc = SKEL_OK;
-        if (i > 0) _skel_pool_submit(&tasks[i], _skel_cuda_job_run, &jobs[i]);
     }
-    if (narchs > 0) _skel_cuda_job_run(&jobs[0]);
-    for (i = 0; i < narchs && i < 8; ++i) {
-        if (i > 0) _skel_task_wait(&tasks[i]);     /* runs it here if no worker took it yet */
-        if (jobs[i].rc != SKEL_OK && rc == SKEL_OK) {
+    for (i = 1; rc == SKEL_OK && i < narchs; ++i)
+        if (todo[i]) {
+            _skel_pool_submit(&tasks[i], _skel_cuda_job_run, &jobs[i]);
+            submitted[i] = 1;
+        }
+    if (rc == SKEL_OK && narchs > 0 && todo[0]) _skel_cuda_job_run(&jobs[0]);
+    for (i = 0; i < narchs; ++i) {
+        if (submitted[i]) _skel_task_wait(&tasks[i]);     /* runs it here if no worker took it yet */
+        if (rc == SKEL_OK && todo[i] && jobs[i].rc != SKEL_OK) {
             rc = jobs[i].rc;
             snprintf(_skel_errbuf, sizeof _skel_errbuf, "%s", jobs[i].err);
         }
     }
-    SKEL_FREE(src);
-    if (rc == SKEL_OK) {
-        pthread_mutex_lock(&_skel_cuda_lock);
-        if (nseen < 4096) seen[nseen++] = key;
-        pthread_mutex_unlock(&_skel_cuda_lock);
+    for (i = 0; i < narchs; ++i) {
+        if (rc == SKEL_OK && todo[i]) {
+            pthread_mutex_lock(&_skel_cuda_lock);
+            if (nseen < 4096) seen[nseen++] = keys[i];
+            pthread_mutex_unlock(&_skel_cuda_lock);
+        }
+        SKEL_FREE(srcs[i]);
     }
     return rc;
 }
@@ -1502,7 +1539,7 @@ int _skel_cuda_instance_check(skel_skeleton *sk, const skel_call *call, int arch
 {
     _skel_init_gpus();
     if (!_skel_nvrtc_load()) return _skel_fail(SKEL_EBACKEND, "cuda: NVRTC is not available");
-    return _skel_cuda_check_call(sk, call, 256, &arch, 1);
+    return _skel_cuda_check_call(sk, call, 256, 0, &arch, 1);
 }
 
 /* The "cuda-check" backend: compile, then compute on one CPU core. */
@@ -1510,7 +1547,7 @@ static int _skel_cuda_check_run(const _skel_backend *b, const _skel_variant *v, 
                                 const skel_call *c, const _skel_shape *sh)
 {
     (void)b;
-    _SKEL_TRY(_skel_cuda_check_call(sk, c, v->block, _skel_cuda_check_archs, _skel_cuda_ncheck));
+    _SKEL_TRY(_skel_cuda_check_call(sk, c, v->block, v->tiling, _skel_cuda_check_archs, _skel_cuda_ncheck));
     return _skel_backends[0].run(&_skel_backends[0], v, sk, c, sh);
 }
 

@@ -548,10 +548,10 @@ SKEL_TEST(tuner_2d_crossover_is_confined_to_deepest_leaves)
    a little in R.  The 4096 x 4096 corner costs about 0.8 s of measuring
    with every variant timed five times. */
 static const skel_variant BLUR[] = {
-    { "S", 0, 0, 0, 0 }, { "P", 1, 0, 0, 0 }, { "P", 2, 0, 0, 0 }, { "P", 4, 0, 0, 0 }, { "P", 8, 0, 0, 0 },
-    { "P", 16, 0, 0, 0 }, { "G", 0, 128, 1, 0 }, { "G", 0, 128, 4, 0 }, { "G", 0, 256, 1, 0 }, { "G", 0, 256, 4, 0 },
-    { "G", 0, 512, 1, 0 }, { "G", 0, 512, 4, 0 }, { "G", 0, 1024, 1, 0 }, { "G", 0, 1024, 4, 0 },
-    { "H", 0, 128, 0, 0 }, { "H", 0, 256, 0, 0 }, { "H", 0, 512, 0, 0 } };
+    { "S", 0, 0, 0, 0, 0 }, { "P", 1, 0, 0, 0, 0 }, { "P", 2, 0, 0, 0, 0 }, { "P", 4, 0, 0, 0, 0 }, { "P", 8, 0, 0, 0, 0 },
+    { "P", 16, 0, 0, 0, 0 }, { "G", 0, 128, 1, 0, 0 }, { "G", 0, 128, 4, 0, 0 }, { "G", 0, 256, 1, 0, 0 }, { "G", 0, 256, 4, 0, 0 },
+    { "G", 0, 512, 1, 0, 0 }, { "G", 0, 512, 4, 0, 0 }, { "G", 0, 1024, 1, 0, 0 }, { "G", 0, 1024, 4, 0, 0 },
+    { "H", 0, 128, 0, 0, 0 }, { "H", 0, 256, 0, 0, 0 }, { "H", 0, 512, 0, 0, 0 } };
 #define NBLUR (int)(sizeof BLUR / sizeof BLUR[0])
 
 static double blur_cost(const skel_variant *v, const size_t *pt, double *once, void *user)
@@ -870,9 +870,6 @@ SKEL_TEST(tuner_dump_matches_golden_files)
     check_golden("plan2d", &d);
 }
 
-/* A plan file of format 1 (before the instance's form was recorded) still
-   loads and answers; skel_tune sees another configuration in it (the form
-   reads -1) and tunes again rather than trust it. */
 /* Files of formats 1 and 2 (without the instance's form) load and answer;
    skel_tune tunes their configuration again and then uses the new file. */
 static void load_old_format_and_retune(const char *name)
@@ -892,6 +889,7 @@ static void load_old_format_and_retune(const char *name)
     st_context("%s", name);
     ST_OK(skel_plan_load(&p, old));
     ST_OK(skel_plan_lookup_point(p, &x, 1, &v));
+    ST_EQ_INT(v.tiling, 0);                     /* (no tiling before format 3) */
     skel_plan_free(p);
     ST_CHECK((img = read_all(old, &len)) != NULL);
     d.max_depth = 5;
@@ -914,6 +912,41 @@ SKEL_TEST(tuner_loads_format_1_and_2_files_and_retunes_them)
 {
     load_old_format_and_retune("plan1d_v1.plan");
     load_old_format_and_retune("plan1d_v2.plan");
+}
+
+/* Format 3 carries each variant's tiling (a GPU SKEL_CONV2D's register
+   tiling): a tiling survives a save and a load.  A format 3 file written
+   before the tiling was added (plan1d_v3_pretiling.plan, unreleased) is
+   refused, not misread. */
+SKEL_TEST(tuner_plan_files_keep_tiling)
+{
+    static const skel_variant tv[] = { { .backend = "A", .tiling = SKEL_TILING_OCCUPANCY },
+                                       { .backend = "B", .tiling = 16 } };
+    char dir[512], path[700];
+    model m = model_abc();
+    skel_tune_desc d = cost_desc("tiling", &m, 2);
+    skel_plan *p, *q;
+    skel_variant v;
+    size_t pt = 10;
+    golden_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/plan1d_v3_pretiling.plan", dir);
+    if (access(path, R_OK) != 0) ST_SKIP("no golden files at %s (run from the repository root)", dir);
+    ST_CHECK(skel_plan_load(&p, path) != SKEL_OK);
+    d.variants = tv;
+    d.max_depth = 3;
+    ST_OK(skel_tune(&d, &p));
+    snprintf(path, sizeof path, "%s/tiling.plan", test_dir());
+    ST_OK(skel_plan_save(p, path));
+    ST_OK(skel_plan_load(&q, path));
+    ST_OK(skel_plan_lookup_point(q, &pt, 1, &v));   /* A wins small sizes */
+    ST_CHECK(strcmp(v.backend, "A") == 0);
+    ST_EQ_INT(v.tiling, SKEL_TILING_OCCUPANCY);
+    pt = 40000000;
+    ST_OK(skel_plan_lookup_point(q, &pt, 1, &v));
+    ST_CHECK(strcmp(v.backend, "B") == 0);
+    ST_EQ_INT(v.tiling, 16);
+    skel_plan_free(p);
+    skel_plan_free(q);
 }
 
 SKEL_TEST(tuner_dump_tool_refuses_bad_files)
@@ -957,7 +990,7 @@ SKEL_TEST(tuner_tunes_real_calls_on_cpu_backends)
     int k, nc;
     /* the CPU backends only: which backend wins on a machine with a GPU
        is a matter of timing, and a test must not depend on it */
-    static const skel_variant cpu[] = { { "seq", 0, 0, 0, 0 }, { "omp", 1, 0, 0, 0 }, { "omp", 2, 0, 0, 0 } };
+    static const skel_variant cpu[] = { { "seq", 0, 0, 0, 0, 0 }, { "omp", 1, 0, 0, 0, 0 }, { "omp", 2, 0, 0, 0, 0 } };
     memset(&d, 0, sizeof d);
     d.id = "test-vadd";
     d.sk = tt_vadd;
@@ -1144,7 +1177,7 @@ static char choose_on(skel_skeleton *sk, size_t rows, size_t cols, int matrix)
 
 SKEL_TEST(tuner_2d_index_map_answers_by_rows_and_cols)
 {
-    static const skel_variant so[] = { { "seq", 0, 0, 0, 0 }, { "omp", 1, 0, 0, 0 } };
+    static const skel_variant so[] = { { "seq", 0, 0, 0, 0, 0 }, { "omp", 1, 0, 0, 0, 0 } };
     skel_tune_desc d;
     skel_plan *p;
     skel_plan_stats st;
