@@ -2009,57 +2009,83 @@ void _skel_ov2_drive(const _skel_job *j, size_t rlo, size_t rhi, int dr, int dc,
     for (x = 0; x + _SKEL_CONV_K <= (W); x += _SKEL_CONV_K)                   \
         _SKEL_CONV_TAPS2(T, acc0, acc1, q + x, w0 + x, w1 + x, n, _SKEL_CONV_K) \
     if ((W) % _SKEL_CONV_K) _SKEL_CONV_TAPS2(T, acc0, acc1, q + x, w0 + x, w1 + x, n, (W) % _SKEL_CONV_K)
-/* GCC and clang: first, strips of 2 x 64 bytes of outputs of both rows
-   (4 x 64 bytes of one) stay in vector registers over the whole window;
-   each input vector is loaded once for both rows.  The loops after it
-   (the rest of the block, other compilers) keep partial sums in memory
-   between groups of _SKEL_CONV_K taps.  GCC contracts a * b + c into fused
-   multiply-adds in ISO C modes only when told (_SKEL_CONTRACT_BEGIN). */
+/* GCC and clang: first, strips of outputs stay in registers over the
+   whole window: 2 rows x 4 vectors (each input vector loaded once for both
+   rows: half the loads of one row, and 8 independent chains of fused
+   multiply-adds), or 4 vectors of one row; vectors of the target's width
+   (_SKEL_CONV_VB), so that the 8 sums, 4 inputs and a weight fit its 16
+   or 32 registers.  2-vCPU AMD EPYC (AVX-512), 2048 x 2048 floats, pool
+   (bench/results/conv2d.md): 2 x 4 at 0.90-0.98 of the best hand-written
+   loop from 9x9 to 31x31 (0.86 at 7x7), 2 x 2 vectors at 0.83-0.88 from
+   7x7 to 15x15 in the same session.  A block's last strip overlaps the one before
+   (the same values again) rather than leave its last columns to the loops
+   after it, which (the rest of narrow blocks, other compilers) keep
+   partial sums in memory between groups of _SKEL_CONV_K taps.  GCC
+   contracts a * b + c into fused multiply-adds in ISO C modes only when
+   told (_SKEL_CONTRACT_BEGIN). */
 #if defined(__GNUC__)
+#if defined(__AVX512F__)
+#define _SKEL_CONV_VB 64
+#elif defined(__AVX__)
+#define _SKEL_CONV_VB 32
+#else
+#define _SKEL_CONV_VB 16
+#endif
 #define _SKEL_CONV_LD(v, p) __builtin_memcpy(&(v), p, sizeof(v))
+#define _SKEL_CONV_ST(p, v) __builtin_memcpy(p, &(v), sizeof(v))
+/* the strip's next start, or break after the last: c + S past n starts the
+   last strip at n - S */
+#define _SKEL_CONV_NEXT(c, n, S)                                              \
+    if ((c) + (S) > (n)) {                                                    \
+        if ((c) == (n)) break;                                                \
+        (c) = (n) - (S);                                                      \
+    }
+/* a0..3 += wt * the 4 input vectors u0..3 (_SKEL_CONV_LD4 loads them) */
+#define _SKEL_CONV_FMA4(wt, a0, a1, a2, a3)                                   \
+    { a0 += (wt) * u0; a1 += (wt) * u1; a2 += (wt) * u2; a3 += (wt) * u3; }
+#define _SKEL_CONV_LD4(p)                                                     \
+    { _SKEL_CONV_LD(u0, p); _SKEL_CONV_LD(u1, (p) + VL); _SKEL_CONV_LD(u2, (p) + 2 * VL); _SKEL_CONV_LD(u3, (p) + 3 * VL); }
+#define _SKEL_CONV_ST4(p, a0, a1, a2, a3)                                     \
+    { _SKEL_CONV_ST(p, a0); _SKEL_CONV_ST((p) + VL, a1); _SKEL_CONV_ST((p) + 2 * VL, a2); _SKEL_CONV_ST((p) + 3 * VL, a3); }
 #define _SKEL_CONV_VEC(T, dR, W, q, is, w, r0, r1, rows, n, c)                \
     {                                                                         \
-        typedef T v_t __attribute__((vector_size(64)));                       \
-        enum { VL = 64 / sizeof(T) };                                         \
-        v_t a0, a1, b0, b1, u, v;                                             \
-        if (rows == 2)                                                        \
-            for (; c + 2 * VL <= n; c += 2 * VL) {                            \
-                a0 = a1 = b0 = b1 = (v_t){ 0 };                               \
-                for (y = 0; y <= 2 * (dR) + 1; ++y) {                         \
-                    const T *qy = q + y * is + c, *w0 = w + y * W, *w1 = y ? w0 - W : w0; \
-                    if (y > 0 && y <= 2 * (dR))                               \
-                        for (x = 0; x < W; ++x) {                             \
-                            _SKEL_CONV_LD(u, qy + x); _SKEL_CONV_LD(v, qy + x + VL); \
-                            a0 += w0[x] * u; a1 += w0[x] * v; b0 += w1[x] * u; b1 += w1[x] * v; \
-                        }                                                     \
-                    else if (y == 0)                                          \
-                        for (x = 0; x < W; ++x) {                             \
-                            _SKEL_CONV_LD(u, qy + x); _SKEL_CONV_LD(v, qy + x + VL); \
-                            a0 += w0[x] * u; a1 += w0[x] * v;                 \
-                        }                                                     \
-                    else                                                      \
-                        for (x = 0; x < W; ++x) {                             \
-                            _SKEL_CONV_LD(u, qy + x); _SKEL_CONV_LD(v, qy + x + VL); \
-                            b0 += w1[x] * u; b1 += w1[x] * v;                 \
-                        }                                                     \
-                }                                                             \
-                __builtin_memcpy(r0 + c, &a0, sizeof a0); __builtin_memcpy(r0 + c + VL, &a1, sizeof a1); \
-                __builtin_memcpy(r1 + c, &b0, sizeof b0); __builtin_memcpy(r1 + c + VL, &b1, sizeof b1); \
-            }                                                                 \
-        else                                                                  \
-            for (; c + 4 * VL <= n; c += 4 * VL) {                            \
-                a0 = a1 = b0 = b1 = (v_t){ 0 };                               \
-                for (y = 0; y <= 2 * (dR); ++y) {                             \
-                    const T *qy = q + y * is + c, *wy = w + y * W;            \
-                    for (x = 0; x < W; ++x) {                                 \
-                        _SKEL_CONV_LD(u, qy + x); _SKEL_CONV_LD(v, qy + x + VL); \
-                        a0 += wy[x] * u; a1 += wy[x] * v;                     \
-                        _SKEL_CONV_LD(u, qy + x + 2 * VL); _SKEL_CONV_LD(v, qy + x + 3 * VL); \
-                        b0 += wy[x] * u; b1 += wy[x] * v;                     \
+        typedef T v_t __attribute__((vector_size(_SKEL_CONV_VB)));            \
+        enum { VL = _SKEL_CONV_VB / sizeof(T), S = 4 * VL };                  \
+        v_t a0, a1, a2, a3, b0, b1, b2, b3, u0, u1, u2, u3;                   \
+        if (n >= S)                                                           \
+            for (;; c += S) {                                                 \
+                _SKEL_CONV_NEXT(c, n, S)                                      \
+                a0 = a1 = a2 = a3 = b0 = b1 = b2 = b3 = (v_t){ 0 };           \
+                if (rows == 2) {                                              \
+                    for (y = 0; y <= 2 * (dR) + 1; ++y) {   /* output row 0's window row y, 1's y - 1 */ \
+                        const T *qy = q + y * is + c, *w0 = w + y * W, *w1 = y ? w0 - W : w0; \
+                        if (y > 0 && y <= 2 * (dR))                           \
+                            for (x = 0; x < W; ++x) {                         \
+                                _SKEL_CONV_LD4(qy + x)                        \
+                                _SKEL_CONV_FMA4(w0[x], a0, a1, a2, a3) \
+                                _SKEL_CONV_FMA4(w1[x], b0, b1, b2, b3) \
+                            }                                                 \
+                        else if (y == 0)                                      \
+                            for (x = 0; x < W; ++x) {                         \
+                                _SKEL_CONV_LD4(qy + x)                        \
+                                _SKEL_CONV_FMA4(w0[x], a0, a1, a2, a3) \
+                            }                                                 \
+                        else                                                  \
+                            for (x = 0; x < W; ++x) {                         \
+                                _SKEL_CONV_LD4(qy + x)                        \
+                                _SKEL_CONV_FMA4(w1[x], b0, b1, b2, b3) \
+                            }                                                 \
                     }                                                         \
-                }                                                             \
-                __builtin_memcpy(r0 + c, &a0, sizeof a0); __builtin_memcpy(r0 + c + VL, &a1, sizeof a1); \
-                __builtin_memcpy(r0 + c + 2 * VL, &b0, sizeof b0); __builtin_memcpy(r0 + c + 3 * VL, &b1, sizeof b1); \
+                    _SKEL_CONV_ST4(r1 + c, b0, b1, b2, b3)                    \
+                } else                                                        \
+                    for (y = 0; y <= 2 * (dR); ++y) {                         \
+                        const T *qy = q + y * is + c, *wy = w + y * W;        \
+                        for (x = 0; x < W; ++x) {                             \
+                            _SKEL_CONV_LD4(qy + x)                            \
+                            _SKEL_CONV_FMA4(wy[x], a0, a1, a2, a3)    \
+                        }                                                     \
+                    }                                                         \
+                _SKEL_CONV_ST4(r0 + c, a0, a1, a2, a3)                        \
             }                                                                 \
     }
 #else
@@ -4702,9 +4728,15 @@ void _skel_ov2_drive(const _skel_job *j, size_t rlo, size_t rhi, int dr, int dc,
                 blk(j, dst + o * esz, C, src + o * esz, (ptrdiff_t)C, row, c0, nr, n);
                 continue;
             }
-            /* an edge block: up to the next change of segment, at most ew columns */
-            n = c0 < D && D < C ? D - c0 : rows_in || c0 >= cin ? C - c0 : cin - c0;
-            if (n > ew) n = ew;
+            /* an edge block of ew columns (the gather costs little against the
+               block's taps); the last one of a row starts ew before its end,
+               computing some outputs again (the same values) rather than
+               leaving a few to the block function's slow remainder loop */
+            if (C - c0 <= ew) {
+                c0 = C > ew ? C - ew : 0;
+                o = row * C + c0;
+            }
+            n = C - c0 < ew ? C - c0 : ew;
             tw = n + 2 * D;
             _skel_ov2_gather(j, esz, (unsigned char *)tile, (ptrdiff_t)row - dr, nr + 2 * (size_t)dr,
                              (ptrdiff_t)c0 - dc, tw);
