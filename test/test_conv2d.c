@@ -223,7 +223,8 @@ static void run_inst(const cv_inst *in)
             make_data(in, sh[k][0], sh[k][1], e, st_seed(in->sk->name, (size_t)k * 3 + (size_t)e, 0), &d);
             for (vi = 0; vi < st_variant_count(); ++vi) {
                 const st_variant *sv = st_variant_get(vi);
-                int gpu = strcmp(sv->v.backend, "cuda") == 0 || strcmp(sv->v.backend, "opencl") == 0;
+                int gpu = strcmp(sv->v.backend, "cuda") == 0 || strcmp(sv->v.backend, "opencl") == 0 ||
+                          strcmp(sv->v.backend, "cuda-check") == 0;     /* (CI's sm_80/sm_90 compile check) */
                 int nt = gpu && in->all_tilings ? (int)(sizeof all_tilings / sizeof all_tilings[0]) : 1;
                 for (t = 0; t < nt; ++t) {
                     skel_plan *p = NULL;
