@@ -319,6 +319,105 @@
        occupancy over time and the most it held.  With SKEL_TRACE set,
        every stage run on an item is a stage event of the thread that
        ran it.
+   PLACES AND COHERENCE
+       A memory space is where a copy of a container can live: the host,
+       each GPU device.  A place is a memory space with the backend that
+       computes there (the host with seq, omp and the other CPU backends;
+       "cuda:0", "opencl:0", ...).  A container records, per index range,
+       which spaces hold its newest data (its map: [0, n) cut into
+       segments, each with a set of spaces).  A call reads the ranges it
+       needs in the space where it runs: only the parts of them that space
+       lacks are copied, from a space that has them (device to device
+       through the host).  A call's write of a range leaves that range
+       valid in the writing space only; other copies of it go stale (they
+       stay allocated and are refreshed range by range when next read).
+       skel_read makes the whole container valid on the host, copying only
+       the ranges the host lacks; skel_write and skel_flush leave it valid
+       on the host alone.  skel_traffic_get counts the bytes and copies
+       moved between each pair of spaces.
+       THE INVARIANT: (a) the segments partition [0, n); (b) every segment
+       is valid in at least one space; (c) every space a segment names
+       holds the newest value of each of its elements (the value of the
+       last completed write).  Proof sketch, by induction over the
+       operations (each runs under the container's lock):
+       - a new container: one segment on the host, which holds the values;
+       - a read of [lo, hi) in s copies each part that s lacks from a space
+         that has it (which holds the newest values by (c)) and only then
+         adds s to that part: (b) and (c) hold; device to device goes
+         through the host, adding the host the same way first;
+       - a write of [lo, hi) in s is recorded after the call stored every
+         element of the range in s: the range's set becomes {s}, non-empty
+         (b) and newest (c); every other space is dropped from it, so no
+         stale copy is named; elements outside the range keep their sets;
+       - cutting a segment in two or merging equal neighbours changes no
+         element's set; a call that fails records nothing, and calls fail
+         before they write (allocations, kernels, room in the maps come
+         first; only a device fault while kernels run, asynchronously,
+         escapes this).
+       By (b) every element is valid somewhere; by (c) and the read rule,
+       a read of any range in any space sees the newest data.
+
+   SPLIT CALLS
+       A split variant runs one call over several places at the same time:
+           skel_variant v = { .backend = "split", .parts = {
+               { .backend = "pool", .share = 0.3 },
+               { .backend = "cuda", .share = 0.7 } } };
+       The call's work is cut into contiguous parts in the parts' order,
+       at the (normalised) shares: elements for Map, MapArray (by in[1]
+       and out), whole Reduce/MapReduce, vector Scans and vector
+       MapOverlaps; rows for row and column Reduces, matrix Scans, matrix
+       MapOverlaps (every direction) and MapOverlap2D.  A part reads only
+       its own range of each input, plus the rows or elements its stencil
+       reaches into other parts (the halo, wrapping round for a cyclic
+       edge), all of MapArray's in[0] and all of every view; it writes
+       only its range of each output (several outputs: the same range of
+       each, each recorded in its own map), which stays where it was
+       computed: a chain of calls with
+       the same split moves only halos, and skel_read (or a call elsewhere)
+       fetches only what it lacks.  GPU parts are queued from the calling
+       thread (each uploads only what its device lacks) while host parts
+       run on the worker pool (see Overlap); the call waits once, at the
+       end.
+       The forms of the expressive skeletons split like their skeleton:
+       indices are the whole call's, views are read whole, narrow and
+       struct elements and wider accumulators (SKEL_REDUCE_EX) too.
+       Reductions combine the parts' accumulators in index order on the
+       host (the instance's combine); a vector Scan first reduces every
+       part, then each part scans from its carry.
+       THE FALLBACK RULE: a call a split cannot cut correctly runs whole,
+       as one call, on the place of its largest part (the first of equal
+       ones), never split and never wrong: MapPairs and MapPairsReduce
+       (their operands are not cut along one index), MapOverlap3D, and an
+       in-place MapOverlap or MapArray (an output that is in[0]: its parts
+       would read what other parts write).  SKEL_VERBOSE=2 logs it
+       ("not split (MapPairs): whole on opencl").  Parts of no units do nothing;
+       two parts may share a place (logical partitions of one device).
+       {.backend = "split"} without parts: one part per place (the pool,
+       every GPU device), equal shares.  {"cuda", .devices = k}: k equal
+       parts over CUDA's devices in turn.
+       Before any part moves data, every part is prepared (kernels,
+       device copies, scratch, room in the maps): a part that cannot run
+       (out of memory, a device error) fails the call with every container
+       as it was, and skel_last_error names the part and its place.
+       Shares: a plan's split variant gives them (the tuner does not make
+       split variants yet, see TUNER); a call repeated at one context
+       point moves its shares halfway towards its places' measured rates
+       (at most 0.1 a call, 0.25 from the plan's, only when a part took
+       50 us or more, and only from a call that copied about as many
+       bytes between places as the one before it: the call that
+       distributes a chain's data is no measure of the calls after it;
+       SKEL_SPLIT_REFINE=0 turns this off; SKEL_VERBOSE=1 logs each
+       change).  A GPU part's time is when its place's completion stamp
+       fired (CUDA: a host function in stream order); OpenCL places have
+       none yet, so theirs is when the wait returned, after the host's
+       parts: there refinement only learns while the device's part is the
+       slower one.
+       Overlap: the GPU parts' uploads run on the calling thread while
+       the host parts already run on the pool (when they upload 1 MiB or
+       more; below that the host parts run on the calling thread once the
+       kernels are queued).  SKEL_CUDA_PINNED=1 page-locks a container at
+       its first upload of any range, so the uploads of later calls run
+       at DMA speed and take no core from the host parts.
 
    TASKS (thesis ch. 6; StarPU's task model)
        skel_submit(sk, &call) runs a call later and returns at once;
@@ -463,6 +562,7 @@
                              tasks, copies between memory spaces, per worker
                              thread and place) and write it to file at exit;
                              tools/skel_trace draws it and sums it up
+       SKEL_SPLIT_REFINE=0   split calls keep their plan's shares (SPLIT CALLS)
        A variable set to a value skel cannot use (empty, not a number, out
        of range, an architecture NVRTC does not know) is ignored with a
        warning that names it, on stderr or to the log callback, whatever
@@ -626,10 +726,14 @@
          About 10-20 ns at depth 10 in 1-D (open leaves' answers, and 2-D
          open leaves' candidates, at most 4, are computed once, when the
          plan is made or loaded).
+       - Split variants (SPLIT CALLS) come from skel_plan_add in this
+         version: the tuner's split candidates (shares from each place's
+         cost line, measured like any variant) were written for the 1-D
+         tuner before the 2-D one and wait to be ported to it.
        - Bulk selection: calls with the same call.group (non-zero) run in
          the memory space the first call of the group chose: a call whose
          own plan picks another space runs on the first call's variant;
-         skel_group_reset forgets.
+         skel_group_reset forgets (a split call is left as it is).
        - The result's location: out_to_host = 0 (default) counts the copy
          back to the host when the (first) input starts on the host, and
          leaves the result where it is made when it starts on the device
@@ -663,23 +767,27 @@
        device or directory at the path is refused at once (SKEL_EIO, "not
        a regular file"), never waited on.
        tools/skel_plan prints one as text, JSON or SVG.  Little-endian:
-           "SKELPLAN" u32 version (3; 1 and 2 are read too) u32 flags (0) u64 payload bytes
+           "SKELPLAN" u32 version (4; 1, 2 and 3 are read too) u32 flags (0) u64 payload bytes
            payload:
              configuration: str id, instance, function, reduce function;
                u32 dims; per dim u64 lower, upper; i32 kind, in type, out
                type, inputs, index mode, overlap dR, dC, weighted, uniform,
                direction, edge, exclusive, max depth, min depth, max nodes,
                reps, r,
-               in_loc[4], out_to_host, split, cost model; f64 budget,
-               timeout, tolerance, prune; u64 hash of an explicit variant list
-               and desc.backends (0: neither); (version 3:) i32 outputs, views,
-               row operands (MapPairs), overlap dD (versions 1 and 2 load;
-               they hold -1 there, so skel_tune tunes their instance again)
+               in_loc[4], out_to_host, split, cost model, splits (version
+               4); f64 budget, timeout, tolerance, prune; u64 hash of an
+               explicit variant list and desc.backends (0: neither);
+               (version 3 and later:) i32 outputs, views, row operands
+               (MapPairs), overlap dD (versions 1 and 2 load; they hold -1
+               there, so skel_tune tunes their instance again)
              str fingerprint: "cpu: <model name>\ncores: N\nbackend <name>:
                <info>\n" for each backend (GPU names, drivers)
              u32 variants; each: str backend, i32 threads, block, grid,
                devices, pruned-after-depth (-1: kept), tiling (version 3;
-               versions 1 and 2 load with tiling 0)
+               versions 1 and 2 load with tiling 0), (version 4:) i32
+               device, u32 parts, each: str backend, i32 device, threads,
+               block, grid, f64 share (a split; shares sum to 1; a part's
+               tiling is automatic)
              u32 points; each: u64 x[dims], i32 winner, f64 R, F per variant
                (R < 0: -1 not measured, -2 timed out, -3 failed)
              u32 nodes (breadth-first; children consecutive, after their
@@ -693,9 +801,14 @@
        version 1 would use wrongly or not at all: it refuses the file.
        Version 3 (0.3.0, the expressive forms and the 2-D convolution)
        adds the instance's form to the configuration and each variant's
-       tiling (above).  Files of versions 1 and 2 are read as they are.
-       (Version 3 is unreleased: files written by 9e86a22..7887bba, before
-       the tiling, are refused as malformed; tune again.)  A file that is short, long, of
+       tiling (above).  (Version 3 is unreleased: files written by
+       9e86a22..7887bba, before the tiling, are refused as malformed; tune
+       again.)  Version 4 (0.3.0, splits) adds a variant's device and a
+       split's parts and shares, and the tuner's split count
+       (desc.splits): a reader of version 3 would run a split variant as
+       one place, so it refuses the file.  Files of versions 1 to 3 are
+       read as they are (their variants run on device 0, none is a
+       split).  A file that is short, long, of
        another magic or a newer version, has flags other than 0, fails the
        checksum, or breaks any structural rule (indices, boxes, children
        halving their parent) is reported (skel_last_error, the log) and
@@ -760,6 +873,21 @@
                 asynchronous tasks; SKEL_THREADS, SKEL_PIN.  Operators
                 declared with SKEL_FUNC_COMMUTATIVE reduce in interleaved
                 vector lanes.
+              - Split calls: one call over the CPU and the GPUs at once
+                (variant "split" with parts and shares; every skeleton and
+                the expressive forms: several outputs, views, indices,
+                narrow, struct and wider-accumulator types; MapPairs,
+                MapPairsReduce, MapOverlap3D and in-place stencils run
+                whole on one place, the fallback rule), parts kept where
+                they were computed, halos only between calls, shares given
+                in the plan (plan file format 4 carries a variant's device
+                and a split's parts) and refined by repeated calls;
+                kernels compute ranges of whole buffers; the CUDA
+                .devices split is this mechanism now.
+              - Places and per-range coherence: a container's map records
+                which index ranges each memory space holds; reads copy only
+                the missing ranges, writes invalidate only the written ones;
+                skel_traffic_get counts bytes and copies per link.
               - Places (the host, each GPU) and a per-thread place binding
                 for workers; SKEL_TRACE=file records a timeline (calls,
                 tasks, copies per worker and place).
@@ -939,6 +1067,21 @@ int skel_flush(skel_vec *c);
 int skel_wait(skel_vec *c);
 int skel_wait_all(void);
 
+/* ---- transfers between memory spaces ---------------------------------- */
+/* Bytes and copies moved between memory spaces (0 = the host, then each
+   GPU device: "cuda:0", "opencl:0", ...) by the coherence layer since the
+   program started or the last skel_traffic_reset; [from][to]. */
+#define SKEL_MAX_SPACES 16
+typedef struct skel_traffic {
+    int spaces;                                         /* memory spaces registered */
+    const char *name[SKEL_MAX_SPACES];
+    uint64_t bytes[SKEL_MAX_SPACES][SKEL_MAX_SPACES];
+    uint64_t copies[SKEL_MAX_SPACES][SKEL_MAX_SPACES];
+} skel_traffic;
+void skel_traffic_get(skel_traffic *out);
+void skel_traffic_reset(void);
+uint64_t skel_traffic_total(const skel_traffic *t);    /* bytes over every link */
+
 /* ---- skeleton calls --------------------------------------------------- */
 typedef enum skel_edge { SKEL_EDGE_CONSTANT = 0, SKEL_EDGE_CYCLIC, SKEL_EDGE_DUPLICATE } skel_edge;
 enum { SKEL_WHOLE = 0, SKEL_ROWS = 1, SKEL_COLS = 2, SKEL_ROWS_COLS = 3 };
@@ -990,15 +1133,29 @@ int skel_overlap(skel_skeleton *sk, skel_vec *out, skel_vec *in, skel_edge edge,
 #ifndef SKEL_MAX_THREADS
 #define SKEL_MAX_THREADS 1024
 #endif
+/* One part of a split variant (see SPLIT CALLS at the top): a place (a
+   backend and, for a GPU backend, one of its devices), the part's share of
+   the call and the backend's parameters for it. */
+#define SKEL_MAX_PARTS 8
+typedef struct skel_part {
+    const char *backend;        /* "seq", "omp", "pool", "cuda", "opencl"; NULL ends the list */
+    int device;                 /* GPU backends: which of its devices (0: the first) */
+    double share;               /* its share of the call's elements or rows (shares are normalised) */
+    int threads, block, grid;   /* the backend's parameters for this part (0: its defaults) */
+} skel_part;
+
 /* A variant is a backend plus its parameters.  Zero parameters take the
    backend's default. */
 typedef struct skel_variant {
-    const char *backend;    /* "seq", "omp", "cuda", "opencl" */
-    int threads;            /* omp: thread count (0: SKEL_OMP_THREADS or OpenMP's default) */
+    const char *backend;    /* "seq", "omp", "pool", "cuda", "opencl", or "split" */
+    int threads;            /* omp, pool: thread count (0: the backend's default) */
     int block, grid;        /* GPU: threads per block, blocks */
-    int devices;            /* GPU: devices to split one call over (0: 1) */
+    int devices;            /* GPU: split the call into this many equal parts, one per device in
+                               turn (two on one device run as logical partitions; 0: 1) */
     int tiling;             /* GPU, SKEL_CONV2D: its register tiling (SKEL_TILING_*, or >= 4:
                                that many outputs a work-item along a row) */
+    int device;             /* GPU: the device the call runs on (0: the first) */
+    skel_part parts[SKEL_MAX_PARTS];    /* "split": its parts, in index order (their tiling: automatic) */
 } skel_variant;
 /* How a GPU SKEL_CONV2D chooses its tiling factor (thesis ch. 5; the
    formula is at _skel_ov2_tiling in the implementation, SKEL_VERBOSE logs
@@ -1061,6 +1218,8 @@ typedef struct skel_tune_desc {
     int nvariants;
     const char *backends;       /* only the variants of these backends, comma-separated: "seq,omp"
                                    (default NULL: every backend; an unknown name is an error) */
+    int splits;                 /* split variants to make at each point (SPLIT CALLS): not made by
+                                   the 2-D tuner yet, the field is kept (and stored) for them */
     const char *dir;            /* plan folder (default: SKEL_PLAN_DIR, else <exe dir>/<exe name>.skelplans) */
     int nofile;                 /* 1: neither load nor save a plan file */
     int quiet;                  /* 1: no progress on stderr */
@@ -2309,6 +2468,7 @@ void _skel_ov2_drive(const _skel_job *j, size_t rlo, size_t rhi, int dr, int dc,
 #if defined(SKEL_IMPLEMENTATION) && !defined(_SKEL_IMPL_DONE)
 #define _SKEL_IMPL_DONE
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2366,7 +2526,7 @@ void _skel_ov2_drive(const _skel_job *j, size_t rlo, size_t rhi, int dr, int dc,
 #define _SKEL_TLS
 #endif
 
-#define _SKEL_MAX_SPACES 16
+#define _SKEL_MAX_SPACES SKEL_MAX_SPACES
 #define _SKEL_MAX_BACKENDS 16
 
 /* Loads and stores of a word other threads may read or write at the same
@@ -2482,10 +2642,12 @@ static void _skel_log(int level, const char *fmt, ...)
 /* Record a failure for skel_last_error() and return its code. */
 static int _skel_fail(int code, const char *fmt, ...)
 {
+    char msg[sizeof _skel_errbuf];    /* the arguments may quote the last error: format aside first */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(_skel_errbuf, sizeof _skel_errbuf, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    memcpy(_skel_errbuf, msg, sizeof msg);
     _skel_log(SKEL_LOG_WARN, "%s (%s)", _skel_errbuf, skel_error_string(code));
     return code;
 }
@@ -3651,23 +3813,84 @@ static long _skel_oob_now(void)
 }
 
 /* ---------------------------------------------------------------------
-   memory spaces and containers (the coherence layer)
-   Space 0 is host memory and always holds an allocation.  `valid` has bit
-   s set when space s holds the newest data; a write leaves exactly one bit.
+   places, memory spaces and containers (the coherence layer)
+
+   A *memory space* is where a copy of a container can live: space 0 is
+   host memory, each GPU device (CUDA device, OpenCL device) is one more.
+   A *place* is a memory space with the backend that computes there: the
+   host with the CPU backends (seq, omp, pool), each GPU with its backend.
+   Places and spaces share their index: place p computes in space p.
+
+   Every container carries a *map*: its index space [0, n) cut into
+   segments in index order, each with the set of spaces (a bit mask) that
+   hold its newest data.  Today's "valid on the host and on GPU 1" is the
+   map with one segment [0, n) and mask 0b11.  The rules (THE INVARIANT in
+   the manual at the top says why they are enough):
+     read  [lo, hi) in s   every part of the range whose mask lacks s is
+                           copied into s from a space in its mask (through
+                           the host when both are devices), then s joins
+                           those masks;
+     write [lo, hi) in s   the range's masks become {s}: the other copies
+                           of that range are stale (they are not freed);
+     a device copy is always an allocation of the whole container, so
+     element i lives at byte i * esz in every space.
+
+   INTERNAL API (skel's headers, the split engine, #26's scheduler)
+   _skel_acquire_range(c, s, mode, lo, hi)   c's buffer in space s (host
+       pointer or the space's handle), after making [lo, hi) valid there
+       when mode reads (_SKEL_READ); _SKEL_WRITE alone only allocates and
+       reserves map room for the write.  NULL on failure (skel_last_error).
+   _skel_acquire(c, s, mode)            the same for [0, n).
+   _skel_mark_written_range(c, s, lo, hi)   record a write of [lo, hi) in s
+       (after the write succeeded: a failed call leaves the map as it was);
+       _skel_mark_written(c, s) for [0, n).  Never fails once an acquire
+       for writing (or _skel_map_reserve) made room.
+   _skel_map_reserve(c, writes)          room for that many more writes.
+   _skel_missing(c, s, lo, hi)           elements of [lo, hi) not valid in s
+       (the bytes a read there would move: times c->esz).
+   _skel_map_valid(c, s)                 1 when all of c is valid in s
+       (lock-free: the map's summary words, see below).
+   _skel_map_reset(c, s)                 all of c valid in s only (tests,
+       the tuner's operand placement; s must hold all of it already).
+   _skel_spaces[p], _skel_nspaces        the places: name, backend, device,
+       and the space's copy functions (range copies, byte offsets), wait
+       and (optional) stamp.
+   _skel_part_io(sk, c, sh, &io)         the element ranges part sh of call c
+       reads of each input and writes of call.out (halos included);
+   _skel_part_missing(sk, c, sh, s)      bytes of them space s lacks (what
+       running the part there copies first);
+   _skel_part_acquire(sk, c, sh, s, bufs) brings them to s (backends).
+   _skel_traffic_add(from, to, bytes)    the transfer counters of every copy
+       between spaces, per link (public: skel_traffic_get).
+
+   THREADS.  A container's map and device buffers are guarded by its lock:
+   several threads may read one container at once and each may copy
+   ranges of it into the same space; the first copies, the others find
+   them valid.  `all` (spaces valid for the whole container) and `any`
+   (spaces valid somewhere) summarise the map for readers that take no
+   lock (a CPU call on data the host holds): they change only under the
+   lock, with release stores, after the copy they announce is complete.
    --------------------------------------------------------------------- */
 typedef struct _skel_space {
-    const char *name;
+    const char *name;           /* "host", "cuda:0", "opencl:0" */
+    const char *backend;        /* the backend computing here (NULL: the host's CPU backends) */
+    int device;                 /* that backend's device index */
     void *ctx;
     int (*alloc)(void *ctx, size_t bytes, void **dev);
     void (*release)(void *ctx, void *dev);
-    int (*upload)(void *ctx, void *dev, const void *host, size_t bytes);
-    int (*download)(void *ctx, void *host, const void *dev, size_t bytes);
-    int (*wait)(void *ctx);     /* until every call queued on this space has finished */
+    /* copy bytes between host memory and the device copy, at byte offset off of it */
+    int (*upload)(void *ctx, void *dev, size_t off, const void *host, size_t bytes);
+    int (*download)(void *ctx, void *host, const void *dev, size_t off, size_t bytes);
+    int (*wait)(void *ctx);     /* until everything queued in this space has finished */
+    /* Optional: once everything queued so far in this space has finished,
+       store that time (_skel_now in nanoseconds) in *when, atomically; *when
+       must live until wait returns.  SKEL_OK, else it will not. */
+    int (*stamp)(void *ctx, int64_t *when);
 } _skel_space;
 
 /* Appended by GPU providers (under _skel_gpu_lock) and published like the
    backend registry: entries below _SKEL_LOAD(&_skel_nspaces) never change. */
-static _skel_space _skel_spaces[_SKEL_MAX_SPACES] = { { "host", 0, 0, 0, 0, 0, 0 } };
+static _skel_space _skel_spaces[_SKEL_MAX_SPACES] = { { "host", NULL, 0, 0, 0, 0, 0, 0, 0, 0 } };
 static int _skel_nspaces = 1;
 
 /* Register a device memory space (GPU backends); returns its id or -1. */
@@ -3680,19 +3903,75 @@ int _skel_space_register(const _skel_space *s)
     return n;
 }
 
-/* Several threads may read one container at once (skel's thread rule: a
-   container a call writes is that thread's alone), and reading it may copy
-   it between spaces: `lock` guards valid and dev[].  valid is also read
-   without the lock (_SKEL_LOAD) where a set host bit is all a reader needs,
-   so every write of it is a _SKEL_STORE. */
+/* ---- transfer counters: bytes and copies per link, since the start or
+   the last skel_traffic_reset (atomic adds: any thread copies) ---- */
+static uint64_t _skel_tr_bytes[_SKEL_MAX_SPACES][_SKEL_MAX_SPACES], _skel_tr_copies[_SKEL_MAX_SPACES][_SKEL_MAX_SPACES];
+
+static void _skel_traffic_add(int from, int to, size_t bytes)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    __atomic_fetch_add(&_skel_tr_bytes[from][to], (uint64_t)bytes, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&_skel_tr_copies[from][to], 1, __ATOMIC_RELAXED);
+#else
+    _skel_tr_bytes[from][to] += bytes;
+    _skel_tr_copies[from][to] += 1;
+#endif
+}
+
+void skel_traffic_get(skel_traffic *out)
+{
+    int a, b;
+    if (!out) return;
+    memset(out, 0, sizeof *out);
+    out->spaces = _SKEL_LOAD(&_skel_nspaces);
+    for (a = 0; a < out->spaces; ++a) {
+        out->name[a] = _skel_spaces[a].name;
+        for (b = 0; b < out->spaces; ++b) {
+            out->bytes[a][b] = _SKEL_LOAD(&_skel_tr_bytes[a][b]);
+            out->copies[a][b] = _SKEL_LOAD(&_skel_tr_copies[a][b]);
+        }
+    }
+}
+
+void skel_traffic_reset(void)
+{
+    int a, b;
+    for (a = 0; a < _SKEL_MAX_SPACES; ++a)
+        for (b = 0; b < _SKEL_MAX_SPACES; ++b) {
+            _SKEL_STORE(&_skel_tr_bytes[a][b], 0);
+            _SKEL_STORE(&_skel_tr_copies[a][b], 0);
+        }
+}
+
+uint64_t skel_traffic_total(const skel_traffic *t)
+{
+    uint64_t s = 0;
+    int a, b;
+    if (!t) return 0;
+    for (a = 0; a < t->spaces; ++a)
+        for (b = 0; b < t->spaces; ++b) s += t->bytes[a][b];
+    return s;
+}
+
+/* One segment of a container's map: it runs from lo to the next one's lo
+   (the last to n); mask holds bit s when space s holds its newest data. */
+typedef struct _skel_seg {
+    size_t lo;
+    unsigned mask;
+} _skel_seg;
+
+#define _SKEL_SEG_INLINE 8
 struct skel_array {
     skel_type type;
     int is_matrix, wrapped;
     int dims;                   /* 1 vector, 2 matrix, 3 depth x rows x cols */
     size_t depth, rows, cols, n, esz;
     void *host;
-    unsigned valid;
-    void *dev[_SKEL_MAX_SPACES];
+    void *dev[_SKEL_MAX_SPACES];    /* guarded by lock */
+    _skel_seg *seg;                 /* the map: nseg segments (>= 1), seg[0].lo = 0; guarded by lock */
+    int nseg, capseg;
+    unsigned all, any;              /* the map's summary: _SKEL_LOAD without the lock, written under it */
+    _skel_seg seg_inline[_SKEL_SEG_INLINE];
     pthread_mutex_t lock;
     struct _skel_cdeps *tasks;  /* pending tasks and failures (see "tasks"): made by the first
                                    task naming it, under the scheduler's mutex; read with _SKEL_LOAD */
@@ -3705,6 +3984,97 @@ static int _skel_tasks_settle(skel_vec *c, int mode);
 static void _skel_tasks_clear(skel_vec *c);
 static void _skel_tasks_forget(skel_vec *c);
 static int _skel_tasks_wait_all(void);
+static size_t _skel_seg_hi(const skel_vec *c, int k) { return k + 1 < c->nseg ? c->seg[k + 1].lo : c->n; }
+
+static void _skel_map_summarise(skel_vec *c)
+{
+    unsigned all = ~0u, any = 0;
+    int k;
+    for (k = 0; k < c->nseg; ++k) {
+        all &= c->seg[k].mask;
+        any |= c->seg[k].mask;
+    }
+    _SKEL_STORE(&c->all, all);
+    _SKEL_STORE(&c->any, any);
+}
+
+/* Room for `more` segments beyond the current ones (lock held). */
+static int _skel_map_room(skel_vec *c, int more)
+{
+    _skel_seg *s;
+    int cap;
+    if (c->nseg + more <= c->capseg) return SKEL_OK;
+    cap = 2 * (c->nseg + more);
+    if (c->seg == c->seg_inline) {
+        if (!(s = (_skel_seg *)SKEL_MALLOC((size_t)cap * sizeof *s))) return SKEL_ENOMEM;
+        memcpy(s, c->seg, (size_t)c->nseg * sizeof *s);
+    } else if (!(s = (_skel_seg *)SKEL_REALLOC(c->seg, (size_t)cap * sizeof *s))) {
+        return SKEL_ENOMEM;
+    }
+    c->seg = s;
+    c->capseg = cap;
+    return SKEL_OK;
+}
+
+/* Make `at` (0 < at < n) a segment boundary; the index of the segment
+   starting there.  Needs room for one more segment. */
+static int _skel_map_cut(skel_vec *c, size_t at)
+{
+    int k = c->nseg - 1;
+    while (c->seg[k].lo > at) --k;
+    if (c->seg[k].lo == at) return k;
+    SKEL_ASSERT(c->nseg < c->capseg);
+    memmove(c->seg + k + 2, c->seg + k + 1, (size_t)(c->nseg - k - 1) * sizeof *c->seg);
+    c->seg[k + 1].lo = at;
+    c->seg[k + 1].mask = c->seg[k].mask;
+    c->nseg++;
+    return k + 1;
+}
+
+/* Neighbours with the same mask become one segment. */
+static void _skel_map_merge(skel_vec *c)
+{
+    int k, m = 0;
+    for (k = 1; k < c->nseg; ++k)
+        if (c->seg[k].mask != c->seg[m].mask) c->seg[++m] = c->seg[k];
+    c->nseg = m + 1;
+}
+
+/* Set (or, with add, OR into) the masks of [lo, hi), lo < hi <= n.  Needs
+   room for two more segments. */
+static void _skel_map_apply(skel_vec *c, size_t lo, size_t hi, unsigned mask, int add)
+{
+    int a = lo ? _skel_map_cut(c, lo) : 0, b = hi < c->n ? _skel_map_cut(c, hi) : c->nseg, k;
+    for (k = a; k < b; ++k) c->seg[k].mask = add ? c->seg[k].mask | mask : mask;
+    _skel_map_merge(c);
+    _skel_map_summarise(c);
+}
+
+int _skel_map_reserve(skel_vec *c, int writes)
+{
+    int rc;
+    pthread_mutex_lock(&c->lock);
+    rc = _skel_map_room(c, 2 * writes);
+    pthread_mutex_unlock(&c->lock);
+    return rc == SKEL_OK ? SKEL_OK : _skel_fail(SKEL_ENOMEM, "container map: out of memory");
+}
+
+size_t _skel_missing(skel_vec *c, int s, size_t lo, size_t hi)
+{
+    size_t miss = 0, a, b;
+    int k;
+    if (_SKEL_LOAD(&c->all) & (1u << s)) return 0;
+    pthread_mutex_lock(&c->lock);
+    for (k = 0; k < c->nseg; ++k) {
+        a = c->seg[k].lo > lo ? c->seg[k].lo : lo;
+        b = _skel_seg_hi(c, k) < hi ? _skel_seg_hi(c, k) : hi;
+        if (a < b && !(c->seg[k].mask & (1u << s))) miss += b - a;
+    }
+    pthread_mutex_unlock(&c->lock);
+    return miss;
+}
+
+int _skel_map_valid(const skel_vec *c, int s) { return (_SKEL_LOAD(&c->all) >> s) & 1u; }
 
 /* dims: 1, 2 or 3 (depth x rows x cols) */
 static int _skel_array_new(skel_vec **out, int dims, skel_type t, size_t depth, size_t rows,
@@ -3730,7 +4100,13 @@ static int _skel_array_new(skel_vec **out, int dims, skel_type t, size_t depth, 
     }
     a->type = t; a->is_matrix = dims == 2; a->dims = dims;
     a->depth = depth; a->rows = rows; a->cols = cols;
-    a->n = n; a->esz = ti->size; a->valid = 1;
+    a->n = n; a->esz = ti->size;
+    a->seg = a->seg_inline;
+    a->capseg = _SKEL_SEG_INLINE;
+    a->nseg = 1;
+    a->seg[0].lo = 0;
+    a->seg[0].mask = 1u;
+    a->all = a->any = 1u;
     if (wrap) {
         a->host = wrap;
         a->wrapped = 1;
@@ -3774,6 +4150,7 @@ int skel_ten_new_copy(skel_ten **v, skel_type t, size_t depth, size_t rows, size
 int skel_ten_wrap(skel_ten **v, skel_type t, size_t depth, size_t rows, size_t cols, void *buffer)
 { _SKEL_NEED(buffer, "skel_ten_wrap"); return _skel_array_new(v, 3, t, depth, rows, cols, NULL, NULL, buffer); }
 
+/* Free every device copy (lock held, or the container is the caller's alone). */
 static void _skel_release_devices(skel_vec *c)
 {
     int s;
@@ -3790,6 +4167,7 @@ void skel_free(skel_vec *c)
     _skel_tasks_forget(c);
     _skel_release_devices(c);
     if (!c->wrapped) SKEL_FREE(c->host);
+    if (c->seg != c->seg_inline) SKEL_FREE(c->seg);
     pthread_mutex_destroy(&c->lock);
     SKEL_FREE(c);
 }
@@ -3815,59 +4193,176 @@ static void _skel_copied(int from, int to, size_t bytes, double t0)
     if (t0 > 0) _skel_trace_event(_SKEL_TR_COPY, to, from, t0, _skel_now(), bytes, 0, "copy");
 }
 
-/* Make space s hold the newest data of c (copying if needed) and return its
-   pointer there.  _SKEL_WRITE alone skips the copy: the caller overwrites
-   everything.  The valid mask is updated by _skel_mark_written after the
-   write has succeeded, so a failed call leaves the container as it was.
-   On failure NULL, with the status in _skel_acquire_rc (SKEL_ENOMEM when
-   the space is full) and the detail in skel_last_error().
-   Call with c->lock held. */
+/* The status of this thread's last failed acquire (the space's code:
+   SKEL_ENOMEM out of memory, SKEL_EDEVICE a failed copy, ...). */
 static _SKEL_TLS int _skel_acquire_rc;
-static void *_skel_acquire_locked(skel_vec *c, int s, int mode)
+
+/* c's buffer in space s, allocated on first use (lock held); NULL with
+   _skel_acquire_rc set when that fails. */
+static void *_skel_buffer(skel_vec *c, int s)
 {
-    size_t bytes = c->n * c->esz;
-    int src, rc;
-    double t0;
-    if (s == 0) {
-        if (!(c->valid & 1u) && (mode & _SKEL_READ) && bytes) {
-            for (src = 1; src < _SKEL_LOAD(&_skel_nspaces) && !(c->valid & (1u << src)); ++src) {}
-            SKEL_ASSERT(src < _SKEL_LOAD(&_skel_nspaces));
-            t0 = _skel_trace.on ? _skel_now() : 0;
-            rc = _skel_spaces[src].download(_skel_spaces[src].ctx, c->host, c->dev[src], bytes);
-            if (rc != SKEL_OK) { _skel_acquire_rc = rc; return NULL; }
-            _skel_copied(src, 0, bytes, t0);
-            _SKEL_STORE(&c->valid, c->valid | 1u);
-        }
-        return c->host;
-    }
-    if (!c->dev[s]) {
-        rc = _skel_spaces[s].alloc(_skel_spaces[s].ctx, bytes ? bytes : 16, &c->dev[s]);
-        if (rc != SKEL_OK) { c->dev[s] = NULL; _skel_acquire_rc = rc; return NULL; }
-    }
-    if (!(c->valid & (1u << s)) && (mode & _SKEL_READ) && bytes) {
-        if (!_skel_acquire_locked(c, 0, _SKEL_READ)) return NULL;
-        t0 = _skel_trace.on ? _skel_now() : 0;
-        rc = _skel_spaces[s].upload(_skel_spaces[s].ctx, c->dev[s], c->host, bytes);
-        if (rc != SKEL_OK) { _skel_acquire_rc = rc; return NULL; }
-        _skel_copied(0, s, bytes, t0);
-        _SKEL_STORE(&c->valid, c->valid | (1u << s));
+    int rc;
+    if (s == 0) return c->host;
+    if (!c->dev[s] && (rc = _skel_spaces[s].alloc(_skel_spaces[s].ctx, c->n ? c->n * c->esz : 16, &c->dev[s])) != SKEL_OK) {
+        c->dev[s] = NULL;
+        _skel_acquire_rc = rc;
     }
     return c->dev[s];
 }
 
-static void *_skel_acquire(skel_vec *c, int s, int mode)
+/* Copy elements [a, b) of c from space `from` to space `to`, one of them
+   the host (lock held, both buffers allocated). */
+static int _skel_copy(skel_vec *c, int from, int to, size_t a, size_t b)
 {
-    void *p;
-    /* the host copy of data the host holds (most CPU calls): no lock */
-    if (s == 0 && (mode == _SKEL_WRITE || (_SKEL_LOAD(&c->valid) & 1u))) return c->host;
-    pthread_mutex_lock(&c->lock);
-    p = _skel_acquire_locked(c, s, mode);
-    pthread_mutex_unlock(&c->lock);
-    return p;
+    size_t off = a * c->esz, bytes = (b - a) * c->esz;
+    double t0 = _skel_trace.on ? _skel_now() : 0;
+    int rc = to == 0 ? _skel_spaces[from].download(_skel_spaces[from].ctx, (char *)c->host + off, c->dev[from], off, bytes)
+                     : _skel_spaces[to].upload(_skel_spaces[to].ctx, c->dev[to], off, (const char *)c->host + off, bytes);
+    if (rc != SKEL_OK) return rc;
+    _skel_traffic_add(from, to, bytes);
+    _skel_copied(from, to, bytes, t0);
+    return SKEL_OK;
 }
 
-/* c (written by this thread's call alone) now holds its newest data in space s only */
-static void _skel_mark_written(skel_vec *c, int s) { _SKEL_STORE(&c->valid, 1u << s); }
+/* Make [lo, hi) valid in s (lock held; lo < hi).  A range only another
+   device holds comes through the host, which then holds it too. */
+static int _skel_fetch(skel_vec *c, int s, size_t lo, size_t hi)
+{
+    int k, src, rc;
+    _SKEL_TRY(_skel_map_room(c, 4));
+    for (k = 0; k < c->nseg; ++k) {
+        size_t a = c->seg[k].lo > lo ? c->seg[k].lo : lo, b = _skel_seg_hi(c, k) < hi ? _skel_seg_hi(c, k) : hi;
+        unsigned m = c->seg[k].mask;
+        if (a >= b || (m & (1u << s))) continue;
+        if (s != 0 && !(m & 1u)) {      /* device to device: down, then up */
+            for (src = 1; !(m & (1u << src)); ++src) {}
+            if ((rc = _skel_copy(c, src, 0, a, b)) != SKEL_OK) return rc;
+            _skel_map_apply(c, a, b, 1u, 1);
+            k = -1;                     /* the map changed: look again */
+            continue;
+        }
+        for (src = s == 0 ? 1 : 0; !(m & (1u << src)); ++src) {}
+        if ((rc = _skel_copy(c, src, s, a, b)) != SKEL_OK) return rc;
+        _skel_map_apply(c, a, b, 1u << s, 1);
+        k = -1;
+    }
+    return SKEL_OK;
+}
+
+void *_skel_acquire_range(skel_vec *c, int s, int mode, size_t lo, size_t hi)
+{
+    void *p;
+    int rc = SKEL_OK;
+    /* the host copy of data the host holds (most CPU calls): no lock */
+    if (s == 0 && !(mode & _SKEL_WRITE) && (_SKEL_LOAD(&c->all) & 1u)) return c->host;
+    pthread_mutex_lock(&c->lock);
+    if (!(p = _skel_buffer(c, s)))
+        rc = _skel_acquire_rc;      /* the space said why */
+    else if ((mode & _SKEL_READ) && lo < hi && !(c->all & (1u << s)))
+        rc = _skel_fetch(c, s, lo, hi);
+    if (rc == SKEL_OK && (mode & _SKEL_WRITE) && _skel_map_room(c, 2) != SKEL_OK)
+        rc = _skel_fail(SKEL_ENOMEM, "container map: out of memory");
+    pthread_mutex_unlock(&c->lock);
+    if (rc != SKEL_OK) _skel_acquire_rc = rc;
+    return rc == SKEL_OK ? p : NULL;
+}
+
+void *_skel_acquire(skel_vec *c, int s, int mode) { return _skel_acquire_range(c, s, mode, 0, c->n); }
+
+void _skel_mark_written(skel_vec *c, int s);
+void _skel_mark_written_range(skel_vec *c, int s, size_t lo, size_t hi)
+{
+    if (lo == 0 && hi >= c->n) { _skel_mark_written(c, s); return; }
+    if (lo >= hi) return;
+    pthread_mutex_lock(&c->lock);
+    if (_skel_map_room(c, 2) != SKEL_OK) {
+        /* no room (an acquire for writing reserves it): keep the map true
+           by making the host hold everything first */
+        SKEL_ASSERT(0);
+    }
+    _skel_map_apply(c, lo, hi, 1u << s, 0);
+    pthread_mutex_unlock(&c->lock);
+}
+
+void _skel_mark_written(skel_vec *c, int s)
+{
+    pthread_mutex_lock(&c->lock);
+    c->nseg = 1;
+    c->seg[0].lo = 0;
+    c->seg[0].mask = 1u << s;
+    _skel_map_summarise(c);
+    pthread_mutex_unlock(&c->lock);
+}
+
+void _skel_map_reset(skel_vec *c, int s)
+{
+    SKEL_ASSERT(_skel_map_valid(c, s));
+    _skel_mark_written(c, s);
+}
+
+/* The first device space that holds some of c, or 0. */
+static int _skel_map_device(const skel_vec *c)
+{
+    unsigned any = _SKEL_LOAD(&c->any) & ~1u;
+    int s;
+    for (s = 1; s < _SKEL_MAX_SPACES; ++s)
+        if (any & (1u << s)) return s;
+    return 0;
+}
+
+/* Tests: 1 when c's map keeps its promises (segments in order covering
+   [0, n), every mask non-empty, neighbours different, summaries right). */
+int _skel_test_map_ok(skel_vec *c)
+{
+    unsigned all = ~0u, any = 0;
+    int k, ok;
+    pthread_mutex_lock(&c->lock);
+    ok = c->nseg >= 1 && c->seg[0].lo == 0 && c->nseg <= c->capseg;
+    for (k = 0; ok && k < c->nseg; ++k) {
+        ok = c->seg[k].mask != 0 && c->seg[k].mask < (1u << _SKEL_LOAD(&_skel_nspaces)) &&
+             (k == 0 || (c->seg[k].lo > c->seg[k - 1].lo && c->seg[k].mask != c->seg[k - 1].mask)) &&
+             (c->n == 0 || c->seg[k].lo < c->n);
+        all &= c->seg[k].mask;
+        any |= c->seg[k].mask;
+    }
+    ok = ok && all == c->all && any == c->any;
+    pthread_mutex_unlock(&c->lock);
+    return ok;
+}
+
+/* Tests: the segments of c's map (at most max), as lo and mask; returns
+   their count. */
+int _skel_test_map_get(skel_vec *c, size_t *lo, unsigned *mask, int max)
+{
+    int k, n;
+    pthread_mutex_lock(&c->lock);
+    n = c->nseg;
+    for (k = 0; k < n && k < max; ++k) { lo[k] = c->seg[k].lo; mask[k] = c->seg[k].mask; }
+    pthread_mutex_unlock(&c->lock);
+    return n;
+}
+
+/* Tests: write src (elements [lo, hi)) straight into c's copy in space s
+   and record the write there, as a call computing that range in s would;
+   and read [lo, hi) of c's copy in s into dst without any coherence
+   (what that copy holds, stale or not). */
+int _skel_test_write_range(skel_vec *c, int s, size_t lo, size_t hi, const void *src)
+{
+    void *p;
+    int rc = SKEL_OK;
+    if (!(p = _skel_acquire_range(c, s, _SKEL_WRITE, lo, hi))) return SKEL_ENOMEM;
+    if (s == 0) memcpy((char *)p + lo * c->esz, src, (hi - lo) * c->esz);
+    else rc = _skel_spaces[s].upload(_skel_spaces[s].ctx, p, lo * c->esz, src, (hi - lo) * c->esz);
+    if (rc == SKEL_OK) _skel_mark_written_range(c, s, lo, hi);
+    return rc;
+}
+
+int _skel_test_peek_range(skel_vec *c, int s, size_t lo, size_t hi, void *dst)
+{
+    if (s == 0) { memcpy(dst, (char *)c->host + lo * c->esz, (hi - lo) * c->esz); return SKEL_OK; }
+    if (!c->dev[s]) return SKEL_EINVAL;
+    return _skel_spaces[s].download(_skel_spaces[s].ctx, dst, c->dev[s], lo * c->esz, (hi - lo) * c->esz);
+}
 
 const void *skel_read(skel_vec *c)
 {
@@ -3882,9 +4377,7 @@ void *skel_write(skel_vec *c)
     if (!c) { _skel_fail(SKEL_EINVAL, "skel_write: NULL container"); return NULL; }
     _skel_tasks_settle(c, _SKEL_READWRITE);
     _skel_tasks_clear(c);           /* the host writes it: whatever failed before is replaced */
-    pthread_mutex_lock(&c->lock);
-    if ((p = _skel_acquire_locked(c, 0, _SKEL_READWRITE)) != NULL) _skel_mark_written(c, 0);
-    pthread_mutex_unlock(&c->lock);
+    if ((p = _skel_acquire(c, 0, _SKEL_READWRITE)) != NULL) _skel_mark_written(c, 0);
     return p;
 }
 
@@ -3892,10 +4385,13 @@ int skel_flush(skel_vec *c)
 {
     if (!c) return _skel_fail(SKEL_EINVAL, "skel_flush: NULL container");
     _skel_tasks_settle(c, _SKEL_READWRITE);
+    if (!_skel_acquire(c, 0, _SKEL_READ)) return SKEL_EDEVICE;
     pthread_mutex_lock(&c->lock);
-    if (!_skel_acquire_locked(c, 0, _SKEL_READ)) { pthread_mutex_unlock(&c->lock); return SKEL_EDEVICE; }
     _skel_release_devices(c);
-    _SKEL_STORE(&c->valid, 1u);
+    c->nseg = 1;
+    c->seg[0].lo = 0;
+    c->seg[0].mask = 1u;
+    _skel_map_summarise(c);
     pthread_mutex_unlock(&c->lock);
     return SKEL_OK;
 }
@@ -3906,7 +4402,7 @@ int skel_wait(skel_vec *c)
     unsigned valid;
     if (!c) return _skel_fail(SKEL_EINVAL, "skel_wait: NULL container");
     if ((rc = _skel_tasks_settle(c, _SKEL_READ)) != SKEL_OK) return rc;
-    valid = _SKEL_LOAD(&c->valid);
+    valid = _SKEL_LOAD(&c->any);     /* every space holding some of it */
     for (s = 1; s < _SKEL_LOAD(&_skel_nspaces) && rc == SKEL_OK; ++s)
         if ((valid & (1u << s)) && _skel_spaces[s].wait) rc = _skel_spaces[s].wait(_skel_spaces[s].ctx);
     return rc;
@@ -3923,18 +4419,202 @@ int skel_wait_all(void)
 /* ---------------------------------------------------------------------
    backends: the interface, the registry, and the environment
    --------------------------------------------------------------------- */
+/* One part of a split variant, resolved: a registry index and a share. */
+typedef struct _skel_vpart {
+    int backend, device, threads, block, grid;
+    double share;
+} _skel_vpart;
+
 typedef struct _skel_variant {
-    int backend;                /* registry index */
+    int backend;                /* registry index (the "split" backend for a split) */
     int threads, block, grid, devices, tiling;
+    int device;                 /* GPU: the device, i.e. which of the backend's places */
+    int nparts;                 /* split: its parts, in index order, shares summing to 1 */
+    _skel_vpart part[SKEL_MAX_PARTS];
 } _skel_variant;
 
-/* What dispatch learned about one call's operands. */
+/* The unit a call's work is split in: elements, or rows of a matrix. */
+enum { _SKEL_UNIT_ELEMS = 0, _SKEL_UNIT_ROWS = 1 };
+/* What a run computes: the call, or (a vector scan's split) only the total
+   of its part, into call.result or call.out. */
+enum { _SKEL_PHASE_RUN = 0, _SKEL_PHASE_TOTAL = 1 };
+
+/* What dispatch learned about one call's operands, and which part of the
+   call a run computes: units [lo, hi) of `units` (a whole call: all of
+   them).  Backends compute exactly that part, reading and writing the
+   ranges _skel_part_io gives. */
 typedef struct _skel_shape {
     size_t n, depth, rows, cols;    /* the data a call runs over (MapPairs: the result) */
     size_t point[2];            /* context point */
     int dims;
     int flex;                   /* Map, Scan, MapReduce: a 1-D point n, or rows x cols for a 2-D plan */
+    int unit;                   /* _SKEL_UNIT_ELEMS or _SKEL_UNIT_ROWS */
+    size_t units, lo, hi;
+    int phase;                  /* _SKEL_PHASE_RUN or _SKEL_PHASE_TOTAL */
 } _skel_shape;
+
+/* What part sh of call c reads and writes, in elements of each container
+   (the coherence layer's currency): the part's own range of each input,
+   widened by the stencil's halo for MapOverlaps (wrapping around for a
+   cyclic edge: up to three ranges), all of MapArray's in[0]; and the
+   range of every output the part writes (the outputs share the first's
+   shape; a whole or column reduction: all of it, a split gives each of
+   their parts its own call.out).  A part that covers the whole call reads
+   and writes whole containers (the forms that never split: MapPairs,
+   MapOverlap3D).  Views are read whole by every part. */
+typedef struct _skel_io {
+    int nin[SKEL_MAX_IN];
+    size_t in_lo[SKEL_MAX_IN][3], in_hi[SKEL_MAX_IN][3];
+    size_t out_lo, out_hi;
+} _skel_io;
+
+/* The buffers of a call's operands in one space (host pointers or the
+   space's handles of the whole containers), in the kernel plans' order
+   (_SKEL_BUF_OUT, _SKEL_BUF_IN0, _SKEL_BUF_VIEW0). */
+typedef struct _skel_opbufs {
+    void *out[SKEL_MAX_OUT], *in[SKEL_MAX_IN], *view[SKEL_MAX_VIEWS];
+} _skel_opbufs;
+
+/* Output k of a normalised call (call.out is output 0; a split part's
+   call.out may be its own container). */
+static skel_vec *_skel_out_k(const skel_call *c, int k) { return k ? c->outs[k] : c->out; }
+
+/* Units [lo - h, hi + h) of `total` as the stencil reads them: clipped to
+   [0, total), plus (cyclic edge) the units it wraps around to.  Returns
+   the range count (1..3) in a[], b[]. */
+static int _skel_halo(size_t lo, size_t hi, size_t h, size_t total, int edge, size_t *a, size_t *b)
+{
+    int n = 1;
+    a[0] = lo > h ? lo - h : 0;
+    b[0] = total - hi > h ? hi + h : total;
+    if (edge != SKEL_EDGE_CYCLIC) return n;
+    if (lo < h && b[0] < total) {           /* wraps below 0: the last h - lo units */
+        a[n] = total - (h - lo < total ? h - lo : total);
+        b[n] = total;
+        if (a[n] < b[0]) a[n] = b[0];
+        if (a[n] < b[n]) ++n;
+    }
+    if (hi + h > total && a[0] > 0) {       /* wraps past the end: the first hi + h - total units */
+        a[n] = 0;
+        b[n] = hi + h - total < a[0] ? hi + h - total : a[0];
+        if (b[n] > 0) ++n;
+    }
+    return n;
+}
+
+static void _skel_part_io(const skel_skeleton *sk, const skel_call *c, const _skel_shape *sh, _skel_io *io)
+{
+    size_t U = sh->unit == _SKEL_UNIT_ROWS ? sh->cols : 1, lo = sh->lo * U, hi = sh->hi * U;
+    int i, k, halo = 0;
+    memset(io, 0, sizeof *io);
+    for (i = 0; i < sk->nin; ++i) {
+        io->nin[i] = 1;
+        io->in_lo[i][0] = lo;
+        io->in_hi[i][0] = hi;
+    }
+    if (sh->lo == 0 && sh->hi >= sh->units && sh->phase == _SKEL_PHASE_RUN) {     /* the whole call */
+        for (i = 0; i < sk->nin; ++i) io->in_hi[i][0] = c->in[i]->n;
+        io->out_hi = c->out ? c->out->n : 0;
+        return;
+    }
+    if (sk->kind == SKEL_KIND_MAPARRAY) {
+        io->in_lo[0][0] = 0;
+        io->in_hi[0][0] = c->in[0]->n;
+    }
+    if (sk->kind == SKEL_KIND_OVERLAP2D) halo = sk->dr;
+    if (sk->kind == SKEL_KIND_OVERLAP && (sh->unit == _SKEL_UNIT_ELEMS || (c->direction & SKEL_COLS))) halo = sk->dr;
+    if (halo) {
+        size_t a[3], b[3];
+        io->nin[0] = _skel_halo(sh->lo, sh->hi, (size_t)halo, sh->units, (int)c->edge, a, b);
+        for (k = 0; k < io->nin[0]; ++k) {
+            io->in_lo[0][k] = a[k] * U;
+            io->in_hi[0][k] = b[k] * U;
+        }
+    }
+    if (!c->out) return;
+    if (sh->phase == _SKEL_PHASE_TOTAL ||
+        ((sk->kind == SKEL_KIND_REDUCE || sk->kind == SKEL_KIND_MAPREDUCE) && c->direction != SKEL_ROWS)) {
+        io->out_hi = c->out->n;     /* the part's own result (a split gives each part its own out) */
+        return;
+    }
+    if (sk->kind == SKEL_KIND_REDUCE && c->direction == SKEL_ROWS) {
+        io->out_lo = sh->lo;
+        io->out_hi = sh->hi;
+        return;
+    }
+    io->out_lo = lo;
+    io->out_hi = hi;
+}
+
+/* Bytes of the ranges part sh of call c reads that space s lacks: what
+   running it there would copy first (a scheduler's transfer estimate). */
+size_t _skel_part_missing(const skel_skeleton *sk, const skel_call *c, const _skel_shape *sh, int s)
+{
+    _skel_io io;
+    size_t bytes = 0;
+    int i, k;
+    _skel_part_io(sk, c, sh, &io);
+    for (i = 0; i < sk->nin; ++i)
+        for (k = 0; k < io.nin[i]; ++k)
+            bytes += _skel_missing(c->in[i], s, io.in_lo[i][k], io.in_hi[i][k]) * c->in[i]->esz;
+    for (i = 0; i < sk->nview; ++i) bytes += _skel_missing(c->views[i], s, 0, c->views[i]->n) * c->views[i]->esz;
+    return bytes;
+}
+
+/* Bring the ranges part sh of c reads (inputs, views) into space s and
+   allocate its outputs there (read too where an output is an input).
+   SKEL_OK, or the failure (skel_last_error says which operand). */
+static int _skel_part_acquire(const skel_skeleton *sk, const skel_call *c, const _skel_shape *sh, int s,
+                              _skel_opbufs *ops)
+{
+    const char *where = _skel_spaces[s].name;
+    _skel_io io;
+    skel_vec *o;
+    int i, k;
+    memset(ops, 0, sizeof *ops);
+    _skel_part_io(sk, c, sh, &io);
+    for (i = 0; i < sk->nin; ++i)
+        for (k = 0; k < io.nin[i]; ++k)
+            if (!(ops->in[i] = _skel_acquire_range(c->in[i], s, _SKEL_READ, io.in_lo[i][k], io.in_hi[i][k])))
+                return _skel_fail_wrap(_skel_acquire_rc, "%s: cannot bring in[%d] to %s", sk->name, i, where);
+    for (i = 0; i < sk->nview; ++i)
+        if (!(ops->view[i] = _skel_acquire(c->views[i], s, _SKEL_READ)))
+            return _skel_fail_wrap(_skel_acquire_rc, "%s: cannot bring views[%d] to %s", sk->name, i, where);
+    for (k = 0; k < sk->nout && (o = _skel_out_k(c, k)) != NULL; ++k) {
+        int mode = _SKEL_WRITE;
+        for (i = 0; i < sk->nin; ++i)
+            if (c->in[i] == o) mode = _SKEL_READWRITE;
+        if (!(ops->out[k] = _skel_acquire_range(o, s, mode, io.out_lo, io.out_hi)))
+            return _skel_fail_wrap(_skel_acquire_rc, "%s: cannot allocate output %d on %s", sk->name, k, where);
+    }
+    return SKEL_OK;
+}
+
+/* Allocate in space s every buffer call c uses (inputs, views, outputs,
+   and room in the outputs' maps) without moving any data: a split part's
+   preparation (backend prepare).  SKEL_OK or the space's status. */
+int _skel_part_alloc(const skel_skeleton *sk, const skel_call *c, int s)
+{
+    skel_vec *o;
+    int i;
+    for (i = 0; i < sk->nin; ++i)
+        if (!_skel_acquire_range(c->in[i], s, 0, 0, 0)) return _skel_acquire_rc;
+    for (i = 0; i < sk->nview; ++i)
+        if (!_skel_acquire_range(c->views[i], s, 0, 0, 0)) return _skel_acquire_rc;
+    for (i = 0; i < sk->nout && (o = _skel_out_k(c, i)) != NULL; ++i)
+        if (!_skel_acquire_range(o, s, _SKEL_WRITE, 0, 0)) return _skel_acquire_rc;
+    return SKEL_OK;
+}
+
+/* Record that part sh of c ran in space s: every output's range. */
+static void _skel_part_written(const skel_skeleton *sk, const skel_call *c, const _skel_shape *sh, int s)
+{
+    _skel_io io;
+    skel_vec *o;
+    int k;
+    _skel_part_io(sk, c, sh, &io);
+    for (k = 0; k < sk->nout && (o = _skel_out_k(c, k)) != NULL; ++k) _skel_mark_written_range(o, s, io.out_lo, io.out_hi);
+}
 
 /* A backend is a value: the core knows it only through this struct. */
 typedef struct _skel_backend {
@@ -3951,6 +4631,12 @@ typedef struct _skel_backend {
     /* What it runs on, for logs and the machine fingerprint
        (e.g. "NVIDIA H100 80GB HBM3, sm_90, driver 13000, NVRTC 13.0"). */
     char info[256];
+    /* Before any part of a split call runs: everything running part sh of
+       call c on variant v needs that can fail for want of resources
+       (kernels compiled, device copies and scratch allocated), without
+       copying or writing any data.  NULL: nothing can fail so (CPU). */
+    int (*prepare)(const struct _skel_backend *b, const _skel_variant *v, skel_skeleton *sk,
+                   const skel_call *c, const _skel_shape *sh);
 } _skel_backend;
 
 /* The registry.  Entries are appended and never change once counted: a
@@ -3974,6 +4660,7 @@ static struct {
     int omp_threads, omp_threshold;
     int pool_threads;           /* SKEL_THREADS: the pool's default width (0: the CPU count) */
     int omp_backend, pool_backend;  /* registry indices, -1 when absent */
+    int split_backend;          /* registry index of "split" */
     int fallback;               /* SKEL_FALLBACK: a GPU call that fails runs again on the CPU */
 } _skel_env;                    /* written once (_skel_init_once), read-only after */
 
@@ -4076,6 +4763,8 @@ static const char *_skel_backend_why(const char *name, char *buf, size_t size)
 
 static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_skeleton *sk,
                          const skel_call *c, const _skel_shape *sh);
+static int _skel_split_run(const _skel_backend *b, const _skel_variant *v, skel_skeleton *sk,
+                           const skel_call *c, const _skel_shape *sh);
 static int _skel_pool_default_threads(void);
 
 /* The pool's tuning candidates: 2, 4, 8, ... threads below the default
@@ -4094,7 +4783,7 @@ static int _skel_pool_candidates(const struct _skel_backend *b, skel_variant *ou
 
 static void _skel_init_once(void)
 {
-    _skel_backend seq = { "seq", 0, 0, NULL, _skel_cpu_run, NULL, "one CPU core" };
+    _skel_backend seq = { "seq", 0, 0, NULL, _skel_cpu_run, NULL, "one CPU core", NULL };
     const char *forced = getenv("SKEL_BACKEND");
     pthread_once(&_skel_verbose_once, _skel_verbose_read);
     _skel_trace_on();           /* SKEL_TRACE starts with the first call */
@@ -4102,7 +4791,7 @@ static void _skel_init_once(void)
     _skel_env.omp_backend = _skel_env.pool_backend = -1;
 #if _SKEL_OMP
     {
-        _skel_backend omp = { "omp", 0, 0, NULL, _skel_cpu_run, NULL, "" };
+        _skel_backend omp = { "omp", 0, 0, NULL, _skel_cpu_run, NULL, "", NULL };
         snprintf(omp.info, sizeof omp.info, "OpenMP, %d threads", omp_get_max_threads());
         _skel_env.omp_backend = _skel_backend_register(&omp);
     }
@@ -4110,11 +4799,15 @@ static void _skel_init_once(void)
     _skel_env.pool_threads = _skel_env_int_max("SKEL_THREADS", 0, _SKEL_POOL_MAX);
 #if _SKEL_POOL
     {
-        _skel_backend pool = { "pool", 0, 0, NULL, _skel_cpu_run, _skel_pool_candidates, "" };
+        _skel_backend pool = { "pool", 0, 0, NULL, _skel_cpu_run, _skel_pool_candidates, "", NULL };
         snprintf(pool.info, sizeof pool.info, "worker pool, %d threads", _skel_pool_default_threads());
         _skel_env.pool_backend = _skel_backend_register(&pool);
     }
 #endif
+    {
+        _skel_backend split = { "split", 0, 0, NULL, _skel_split_run, NULL, "one call over several places", NULL };
+        _skel_env.split_backend = _skel_backend_register(&split);
+    }
     _skel_env.omp_threads = _skel_env_int_max("SKEL_OMP_THREADS", 0, SKEL_MAX_THREADS);
     _skel_env.omp_threshold = _skel_env_int("SKEL_PARALLEL_THRESHOLD", _skel_env_int("SKEL_OMP_THRESHOLD", 32768));
     _skel_env.fallback = _skel_env_int("SKEL_FALLBACK", 0) > 0;
@@ -4144,17 +4837,87 @@ const char *skel_backend_name(int index)
 }
 int skel_backend_available(const char *name) { _skel_init(); return _skel_backend_find(name) >= 0; }
 
-/* Resolve a public variant to a registry index, with a clear error. */
-static int _skel_variant_resolve(const skel_variant *v, _skel_variant *out)
+/* The place (memory space) where device `device` of backend b computes:
+   the host for the CPU backends (device 0); -1 when b has no such device. */
+static int _skel_place_of(int b, int device)
+{
+    const _skel_backend *be = &_skel_backends[b];
+    int s, n = _SKEL_LOAD(&_skel_nspaces);
+    if (!be->is_gpu) return device == 0 ? 0 : -1;
+    for (s = 1; s < n; ++s)
+        if (_skel_spaces[s].backend && strcmp(_skel_spaces[s].backend, be->name) == 0 && _skel_spaces[s].device == device)
+            return s;
+    return -1;
+}
+
+/* How many places (devices) backend b computes on. */
+static int _skel_backend_devices(int b)
+{
+    int d = 0;
+    while (_skel_place_of(b, d) >= 0) ++d;
+    return d;
+}
+
+/* A split without parts: one part per place, equal shares: the host (the
+   pool, else omp, else seq) and every GPU device. */
+static void _skel_split_default(_skel_variant *v)
+{
+    int b, d, n;
+    _skel_init_gpus();
+    n = _SKEL_LOAD(&_skel_nbackends);
+    v->nparts = 0;
+    memset(v->part, 0, sizeof v->part);
+    v->part[v->nparts++].backend = _skel_env.pool_backend >= 0 ? _skel_env.pool_backend
+                                 : _skel_env.omp_backend >= 0 ? _skel_env.omp_backend : 0;
+    for (b = 0; b < n; ++b)
+        for (d = 0; _skel_backends[b].is_gpu && _skel_place_of(b, d) >= 0 && v->nparts < SKEL_MAX_PARTS; ++d) {
+            v->part[v->nparts].backend = b;
+            v->part[v->nparts++].device = d;
+        }
+    for (d = 0; d < v->nparts; ++d) v->part[d].share = 1.0 / v->nparts;
+}
+
+/* A GPU variant with .devices = k > 1: its shorthand split, k equal parts
+   on the backend's devices in turn. */
+static void _skel_split_devices(const _skel_variant *v, _skel_variant *out)
+{
+    int k, nd = _skel_backend_devices(v->backend);
+    memset(out, 0, sizeof *out);
+    out->backend = _skel_env.split_backend;
+    out->nparts = v->devices < SKEL_MAX_PARTS ? v->devices : SKEL_MAX_PARTS;
+    for (k = 0; k < out->nparts; ++k) {
+        _skel_vpart *p = &out->part[k];
+        p->backend = v->backend;
+        p->device = nd > 0 ? k % nd : 0;
+        p->threads = v->threads; p->block = v->block; p->grid = v->grid;
+        p->share = 1.0 / out->nparts;
+    }
+}
+
+/* Resolve one backend name (with its device) of a variant or a part. */
+static int _skel_resolve_place(const char *what, const char *name, int device, int *b)
 {
     char why[300];
-    int b;
+    int nd;
+    if (!name) return _skel_fail(SKEL_EINVAL, "%s: NULL backend name", what);
+    if ((*b = _skel_backend_find(name)) < 0)
+        return _skel_fail(SKEL_EBACKEND, "%s: backend '%s' is %s", what, name, _skel_backend_why(name, why, sizeof why));
+    if (device < 0) return _skel_fail(SKEL_EINVAL, "%s %s: negative device %d", what, name, device);
+    if (device > 0 && (nd = _skel_backend_devices(*b)) <= device)
+        return _skel_fail(SKEL_EBACKEND, "%s %s: device %d, but the backend has %d", what, name, device, nd);
+    return SKEL_OK;
+}
+
+/* Resolve a public variant to registry indices, with a clear error; a
+   split's shares normalised to sum 1. */
+static int _skel_variant_resolve(const skel_variant *v, _skel_variant *out)
+{
+    int b, k;
+    double sum = 0;
     _skel_init();
-    if (!v || !v->backend) return _skel_fail(SKEL_EINVAL, "variant: NULL backend name");
-    b = _skel_backend_find(v->backend);
-    if (b < 0)
-        return _skel_fail(SKEL_EBACKEND, "variant: backend '%s' is %s", v->backend,
-                          _skel_backend_why(v->backend, why, sizeof why));
+    if (!v) return _skel_fail(SKEL_EINVAL, "variant: NULL");
+    memset(out, 0, sizeof *out);
+    _SKEL_TRY(_skel_resolve_place("variant", v->backend, v->device, &b));
     if (v->threads < 0 || v->block < 0 || v->grid < 0 || v->devices < 0 || v->tiling < 0)
         return _skel_fail(SKEL_EINVAL, "variant %s: negative parameter", v->backend);
     if (v->threads > SKEL_MAX_THREADS)
@@ -4166,28 +4929,61 @@ static int _skel_variant_resolve(const skel_variant *v, _skel_variant *out)
     out->backend = b;
     out->threads = v->threads; out->block = v->block;
     out->grid = v->grid; out->devices = v->devices; out->tiling = v->tiling;
+    out->device = v->device;
+    if (b != _skel_env.split_backend) return SKEL_OK;
+    for (k = 0; k < SKEL_MAX_PARTS && v->parts[k].backend; ++k) {
+        const skel_part *p = &v->parts[k];
+        _skel_vpart *q = &out->part[k];
+        _SKEL_TRY(_skel_resolve_place("split part", p->backend, p->device, &q->backend));
+        if (q->backend == _skel_env.split_backend) return _skel_fail(SKEL_EINVAL, "split part %d: a split in a split", k);
+        if (!(p->share >= 0 && p->share <= 1e9) || p->threads < 0 || p->threads > SKEL_MAX_THREADS || p->block < 0 ||
+            p->grid < 0)
+            return _skel_fail(SKEL_EINVAL, "split part %d (%s): share %g or a parameter out of range", k, p->backend,
+                              p->share);
+        if (q->backend == _skel_env.pool_backend && p->threads > _SKEL_POOL_MAX)
+            return _skel_fail(SKEL_EINVAL, "split part %d: pool with %d threads, more than %d", k, p->threads,
+                              _SKEL_POOL_MAX);
+        q->device = p->device;
+        q->threads = p->threads; q->block = p->block; q->grid = p->grid;
+        q->share = p->share;
+        sum += p->share;
+    }
+    out->nparts = k;
+    if (k == 0) { _skel_split_default(out); return SKEL_OK; }
+    if (!(sum > 0)) return _skel_fail(SKEL_EINVAL, "split: the shares sum to 0");
+    for (k = 0; k < out->nparts; ++k) out->part[k].share /= sum;
     return SKEL_OK;
 }
 
 static void _skel_variant_public(const _skel_variant *v, skel_variant *out)
 {
+    int k;
+    memset(out, 0, sizeof *out);
     out->backend = _skel_backends[v->backend].name;
     out->threads = v->threads; out->block = v->block;
     out->grid = v->grid; out->devices = v->devices; out->tiling = v->tiling;
+    out->device = v->device;
+    for (k = 0; k < v->nparts; ++k) {
+        const _skel_vpart *p = &v->part[k];
+        out->parts[k].backend = _skel_backends[p->backend].name;
+        out->parts[k].device = p->device;
+        out->parts[k].share = p->share;
+        out->parts[k].threads = p->threads; out->parts[k].block = p->block; out->parts[k].grid = p->grid;
+    }
 }
 
 /* ---------------------------------------------------------------------
    places: where a call computes (DESIGN.md "Threads, places and parts").
    Place p is memory space p with the backend that computes there: place
-   0 the host with the CPU backends, place s > 0 the GPU backend whose
-   kernels read space s (a space no backend computes in, e.g. a second
-   CUDA device that only takes part in splits, is not a place).
+   0 the host with the CPU backends, place s > 0 the device of a GPU
+   backend that space s belongs to (_skel_spaces[s].backend, .device:
+   "cuda:0", "cuda:1", "opencl:0"; a variant's .device names it).
 
    THE API (skel's headers, the task scheduler, stream workers)
    _skel_place_count()      spaces registered (GPUs probed): places are below it
    _skel_place_backend(p)   registry index of the GPU backend computing at
                             p, 0 (seq) for the host, -1 when p is no place
-   _skel_place_name(p)      the space's name ("host", "cuda", "opencl")
+   _skel_place_name(p)      the space's name ("host", "cuda:0", "opencl:0")
    _skel_place_find(name)   the place named name, or "name:0", or -1
    _skel_place_bind(p)      from now on this thread's skeleton calls run at
                             place p (-1: no binding, the plan decides);
@@ -4197,7 +4993,7 @@ static void _skel_variant_public(const _skel_variant *v, skel_variant *out)
                             there; a CPU worker binds to the host.
    _skel_place_bound()      this thread's binding (-1: none)
    Dispatch (_skel_choose) keeps the plan's or default's variant when its
-   backend computes at the bound place, else takes the plan's best
+   backend computes at the bound place (never a split), else the plan's best
    variant at that place (_skel_plan_at), else the place's default: the
    GPU backend's default variant, or on the host pool above
    SKEL_PARALLEL_THRESHOLD and seq below.  SKEL_BACKEND still wins when
@@ -4209,11 +5005,9 @@ int _skel_place_count(void) { _skel_init_gpus(); return _SKEL_LOAD(&_skel_nspace
 
 int _skel_place_backend(int p)
 {
-    int i, n = _SKEL_LOAD(&_skel_nbackends);
     if (p == 0) return 0;
-    for (i = 0; p > 0 && i < n; ++i)
-        if (_skel_backends[i].is_gpu && _skel_backends[i].space == p) return i;
-    return -1;
+    if (p < 0 || p >= _SKEL_LOAD(&_skel_nspaces) || !_skel_spaces[p].backend) return -1;
+    return _skel_backend_index(_skel_spaces[p].backend);
 }
 
 const char *_skel_place_name(int p)
@@ -4340,13 +5134,17 @@ typedef struct _skel_cpu_ctx {
     unsigned char *dst[SKEL_MAX_OUT];
     size_t desz[SKEL_MAX_OUT];  /* bytes of an element of each destination */
     unsigned char *scratch;     /* MapOverlap by columns: one block of columns per part */
+    size_t base;                /* the part's first unit: the bodies' ranges start there */
+    size_t rlo, rhi;            /* MapOverlap along columns: the output rows ... */
+    int nrr;                    /* ... and the row ranges the stencil reads */
+    size_t rr_lo[3], rr_hi[3];
 } _skel_cpu_ctx;
 
 static void _skel_body_map(void *p, int t, size_t lo, size_t hi)
 {
     _skel_cpu_ctx *c = (_skel_cpu_ctx *)p;
     (void)t;
-    c->sk->cpu.map(&c->job, lo, hi);
+    c->sk->cpu.map(&c->job, c->base + lo, c->base + hi);
 }
 
 /* Part t's partial result, and after it its written flag, in a slot of
@@ -4360,6 +5158,8 @@ static void _skel_body_reduce(void *p, int t, size_t lo, size_t hi)
 {
     _skel_cpu_ctx *c = (_skel_cpu_ctx *)p;
     if (lo >= hi) return;
+    lo += c->base;
+    hi += c->base;
     c->sk->cpu.reduce(&c->job, lo, hi, _SKEL_PART(c, t));
     _SKEL_HAVE(c, t) = 1;
 }
@@ -4415,7 +5215,7 @@ static void _skel_partials_clear(_skel_cpu_ctx *c, size_t parts)
     for (t = 0; t < parts; ++t) _SKEL_HAVE(c, t) = 0;
 }
 
-/* Reduce [0, n) of c->job to result, in parallel, preserving order.  A
+/* Reduce [base, base + n) of c->job to result, in parallel, preserving order.  A
    variant's thread count is honoured at every size (it ran on one thread
    below 4096 elements): the tuner decides where threads pay, and omp/16
    that ran serially at n = 2306 tied with seq there, closed a leaf up to
@@ -4425,7 +5225,7 @@ static void _skel_partials_clear(_skel_cpu_ctx *c, size_t parts)
 static void _skel_reduce_parts(_skel_cpu_ctx *c, size_t parts, size_t n, void *result)
 {
     if (parts <= 1 || n < 2) {
-        c->sk->cpu.reduce(&c->job, 0, n, result);
+        c->sk->cpu.reduce(&c->job, c->base, c->base + n, result);
         return;
     }
     _skel_partials_clear(c, parts);
@@ -4450,7 +5250,7 @@ static void _skel_body_reduce_rows(void *p, int t, size_t lo, size_t hi)
     _skel_job j = c->job;
     size_t r;
     (void)t;
-    for (r = lo; r < hi; ++r) {
+    for (r = c->base + lo; r < c->base + hi; ++r) {
         j.in[0] = c->src + r * c->cols * c->iesz;
         c->sk->cpu.reduce(&j, 0, c->cols, c->dst[0] + r * c->esz);
     }
@@ -4460,10 +5260,11 @@ static void _skel_body_reduce_cols(void *p, int t, size_t lo, size_t hi)
 {
     _skel_cpu_ctx *c = (_skel_cpu_ctx *)p;
     if (lo >= hi) return;
-    c->sk->cpu.reduce_cols(&c->job, lo, hi, c->dst[0] + (size_t)t * c->cols * c->esz, 0);
+    c->sk->cpu.reduce_cols(&c->job, c->base + lo, c->base + hi, c->dst[0] + (size_t)t * c->cols * c->esz, 0);
     c->have[t] = 1;
 }
 
+/* Reduce the part's n units (elements or rows from c->base). */
 static int _skel_cpu_reduce(_skel_cpu_ctx *c, const skel_call *call, skel_vec *in, void *out, size_t n)
 {
     if (call->direction == SKEL_WHOLE || c->sk->kind == SKEL_KIND_MAPREDUCE)
@@ -4473,8 +5274,8 @@ static int _skel_cpu_reduce(_skel_cpu_ctx *c, const skel_call *call, skel_vec *i
     if (call->direction == SKEL_ROWS) {
         size_t r;
         c->dst[0] = (unsigned char *)out;
-        if (in->rows >= (size_t)c->par.threads || c->par.threads <= 1) {
-            _skel_parallel(&c->par, _skel_parts(&c->par, in->rows), in->rows, _skel_body_reduce_rows, c);
+        if (n >= (size_t)c->par.threads || c->par.threads <= 1) {
+            _skel_parallel(&c->par, _skel_parts(&c->par, n), n, _skel_body_reduce_rows, c);
             return SKEL_OK;
         }
         {   /* few long rows: parallelise within each (short rows stay on one
@@ -4483,11 +5284,12 @@ static int _skel_cpu_reduce(_skel_cpu_ctx *c, const skel_call *call, skel_vec *i
             _skel_cpu_ctx rc = *c;
             _skel_partials p;
             size_t parts;
+            rc.base = 0;
             if (in->cols < 4096) rc.par.how = _SKEL_RUN_SEQ;
             parts = _skel_parts(&rc.par, in->cols);
             p.heap = NULL;
             if (parts > 1) _SKEL_TRY(_skel_partials_get(&p, &rc, parts));
-            for (r = 0; r < in->rows; ++r) {
+            for (r = c->base; r < c->base + n; ++r) {
                 rc.job.in[0] = c->src + r * in->cols * c->iesz;
                 _skel_reduce_parts(&rc, parts, in->cols, (unsigned char *)out + r * c->esz);
             }
@@ -4499,16 +5301,16 @@ static int _skel_cpu_reduce(_skel_cpu_ctx *c, const skel_call *call, skel_vec *i
        partial rows are then folded in order, column by column (the
        accumulators may have another type than the elements) */
     {
-        size_t nt = _skel_parts(&c->par, in->rows), t, k = 0, x, rb = in->cols * c->esz;
+        size_t nt = _skel_parts(&c->par, n), t, k = 0, x, rb = in->cols * c->esz;
         unsigned char *col;
         _skel_job j;
-        if (nt > in->rows) nt = in->rows;
+        if (nt > n) nt = n;
         c->dst[0] = (unsigned char *)SKEL_MALLOC(nt * rb + nt * c->esz + nt + 1);
         if (!c->dst[0]) return _skel_fail(SKEL_ENOMEM, "column reduce: out of memory");
         col = c->dst[0] + nt * rb;                  /* one column's partials, contiguous */
         c->have = col + nt * c->esz;
         memset(c->have, 0, nt);
-        _skel_parallel(&c->par, nt, in->rows, _skel_body_reduce_cols, c);
+        _skel_parallel(&c->par, nt, n, _skel_body_reduce_cols, c);
         for (t = 0; t < nt; ++t)
             if (c->have[t]) memmove(c->dst[0] + k++ * rb, c->dst[0] + t * rb, rb);
         memset(&j, 0, sizeof j);
@@ -4615,6 +5417,8 @@ static void _skel_body_overlap_rows(void *p, int t, size_t lo, size_t hi)
     size_t row, off, end, C = c->cols, rb = C * c->iesz;
     void *d[SKEL_MAX_OUT];
     (void)t;
+    lo += c->base;
+    hi += c->base;
     while (lo < hi) {
         row = lo / C; off = lo % C;
         end = hi - lo < C - off ? off + (hi - lo) : C;
@@ -4624,13 +5428,13 @@ static void _skel_body_overlap_rows(void *p, int t, size_t lo, size_t hi)
     }
 }
 
-/* Copy w columns starting at col c0 of a rows x cols matrix into w
-   contiguous rows (a transpose), or back. */
-static void _skel_transpose_block(const unsigned char *src, unsigned char *dst, size_t rows,
-                                  size_t cols, size_t c0, size_t w, size_t esz, int back)
+/* Copy rows [r0, r1) of w columns starting at col c0 of a rows x cols
+   matrix into w contiguous rows of `rows` (a transpose), or back. */
+static void _skel_transpose_block(const unsigned char *src, unsigned char *dst, size_t rows, size_t r0,
+                                  size_t r1, size_t cols, size_t c0, size_t w, size_t esz, int back)
 {
     size_t r, k;
-    for (r = 0; r < rows; ++r)
+    for (r = r0; r < r1; ++r)
         for (k = 0; k < w; ++k) {
             unsigned char *m = (unsigned char *)(back ? dst : src) + (r * cols + c0 + k) * esz;
             unsigned char *t = (unsigned char *)(back ? src : dst) + (k * rows + r) * esz;
@@ -4642,10 +5446,11 @@ static void _skel_transpose_block(const unsigned char *src, unsigned char *dst, 
 }
 
 #define _SKEL_COL_BLOCK 16
-/* MapOverlap along columns: blocks of columns are transposed into
-   contiguous rows, run through the row function, and transposed back
-   (each output through its own temporary); part t works in scratch block t
-   (c->scratch, allocated before any part writes: a failed call must not
+/* MapOverlap along columns, output rows [c->rlo, c->rhi): blocks of
+   columns are transposed into contiguous rows (only the rows the stencil
+   reads, c->rr_*), run through the row function, and transposed back
+   (each output through its own temporary); part t works in scratch block
+   t (c->scratch, allocated before any part writes: a failed call must not
    have written half the columns). */
 static size_t _skel_col_block_bytes(const _skel_cpu_ctx *c)
 {
@@ -4661,19 +5466,19 @@ static void _skel_body_overlap_cols(void *p, int t, size_t lo, size_t hi)
     size_t R = c->rows, C = c->cols, b, k, w;
     unsigned char *tin = c->scratch + (size_t)t * _skel_col_block_bytes(c), *tout[SKEL_MAX_OUT];
     void *d[SKEL_MAX_OUT];
-    int o, no = c->sk->nout;
+    int o, q, no = c->sk->nout;
     if (lo >= hi) return;
     tout[0] = tin + _SKEL_COL_BLOCK * R * c->iesz;
     for (o = 1; o < no; ++o) tout[o] = tout[o - 1] + _SKEL_COL_BLOCK * R * c->desz[o - 1];
     for (b = lo; b < hi; ++b) {
         size_t c0 = b * _SKEL_COL_BLOCK;
         w = C - c0 < _SKEL_COL_BLOCK ? C - c0 : _SKEL_COL_BLOCK;
-        _skel_transpose_block(c->src, tin, R, C, c0, w, c->iesz, 0);
+        for (q = 0; q < c->nrr; ++q) _skel_transpose_block(c->src, tin, R, c->rr_lo[q], c->rr_hi[q], C, c0, w, c->iesz, 0);
         for (k = 0; k < w; ++k) {
             for (o = 0; o < no; ++o) d[o] = tout[o] + k * R * c->desz[o];
-            c->sk->cpu.overlap(&c->job, tin + k * R * c->iesz, d, R, 0, R, c0 + k, C);
+            c->sk->cpu.overlap(&c->job, tin + k * R * c->iesz, d, R, c->rlo, c->rhi, c0 + k, C);
         }
-        for (o = 0; o < no; ++o) _skel_transpose_block(tout[o], c->dst[o], R, C, c0, w, c->desz[o], 1);
+        for (o = 0; o < no; ++o) _skel_transpose_block(tout[o], c->dst[o], R, c->rlo, c->rhi, C, c0, w, c->desz[o], 1);
     }
 }
 
@@ -4750,7 +5555,14 @@ static void _skel_body_overlap2d(void *p, int t, size_t lo, size_t hi)
 {
     _skel_cpu_ctx *c = (_skel_cpu_ctx *)p;
     (void)t;
-    if (lo < hi) c->sk->cpu.overlap2d(&c->job, lo, hi);
+    if (lo < hi) c->sk->cpu.overlap2d(&c->job, c->base + lo, c->base + hi);
+}
+
+/* MapOverlap rows along its elements (flat [lo, hi) of the matrix). */
+static void _skel_cpu_overlap_flat(_skel_cpu_ctx *c, size_t lo, size_t hi)
+{
+    c->base = lo;
+    _skel_parallel(&c->par, _skel_parts(&c->par, hi - lo), hi - lo, _skel_body_overlap_rows, c);
 }
 
 static void _skel_body_overlap3d(void *p, int t, size_t lo, size_t hi)
@@ -4767,18 +5579,21 @@ static void _skel_body_pairs(void *p, int t, size_t lo, size_t hi)
     if (lo < hi) c->sk->cpu.pairs(&c->job, lo, hi);
 }
 
-static int _skel_cpu_overlap(_skel_cpu_ctx *c, const skel_call *call, skel_vec *in, const void *src, void **dst)
+/* MapOverlap 1D of part sh: a vector's elements or a matrix's rows. */
+static int _skel_cpu_overlap(_skel_cpu_ctx *c, const skel_call *call, const _skel_shape *sh, skel_vec *in,
+                             const void *src, void **dst)
 {
-    int dir = call->direction ? call->direction : SKEL_ROWS, k;
-    size_t nb = (in->cols + _SKEL_COL_BLOCK - 1) / _SKEL_COL_BLOCK, parts, block_bytes;
+    int dir = call->direction ? call->direction : SKEL_ROWS, k, q;
+    size_t nb = (in->cols + _SKEL_COL_BLOCK - 1) / _SKEL_COL_BLOCK, C = in->cols, parts, block_bytes;
     c->src = (const unsigned char *)src;
     for (k = 0; k < c->sk->nout; ++k) c->dst[k] = (unsigned char *)dst[k];
     c->rows = in->rows;
-    c->cols = in->cols;
-    if (!in->is_matrix || dir == SKEL_ROWS) {
-        _skel_parallel(&c->par, _skel_parts(&c->par, in->n), in->n, _skel_body_overlap_rows, c);
-        return SKEL_OK;
-    }
+    c->cols = C;
+    if (!in->is_matrix) { _skel_cpu_overlap_flat(c, sh->lo, sh->hi); return SKEL_OK; }
+    if (dir == SKEL_ROWS) { _skel_cpu_overlap_flat(c, sh->lo * C, sh->hi * C); return SKEL_OK; }
+    c->rlo = sh->lo;
+    c->rhi = sh->hi;
+    c->nrr = _skel_halo(sh->lo, sh->hi, (size_t)c->sk->dr, in->rows, (int)call->edge, c->rr_lo, c->rr_hi);
     /* every buffer first, so the call fails before it writes anything: a
        scratch block per part of the columns' phase, and the temporary (rows
        then columns: one output, of the input's type) */
@@ -4786,10 +5601,10 @@ static int _skel_cpu_overlap(_skel_cpu_ctx *c, const skel_call *call, skel_vec *
     block_bytes = _skel_col_block_bytes(c);
     if (!(c->scratch = (unsigned char *)SKEL_MALLOC(parts * block_bytes + (dir == SKEL_COLS ? 0 : in->n * c->iesz) + 1)))
         return _skel_fail(SKEL_ENOMEM, "MapOverlap %s: out of memory", dir == SKEL_COLS ? "columns" : "rows+columns");
-    if (dir == SKEL_ROWS_COLS) {   /* rows into the temporary, then its columns */
+    if (dir == SKEL_ROWS_COLS) {   /* rows into the temporary (those the columns read), then its columns */
         unsigned char *tmp = c->scratch + parts * block_bytes;
         c->dst[0] = tmp;
-        _skel_parallel(&c->par, _skel_parts(&c->par, in->n), in->n, _skel_body_overlap_rows, c);
+        for (q = 0; q < c->nrr; ++q) _skel_cpu_overlap_flat(c, c->rr_lo[q] * C, c->rr_hi[q] * C);
         c->src = tmp;
         c->dst[0] = (unsigned char *)dst[0];
     }
@@ -4852,33 +5667,31 @@ static void _skel_cpu_wake(const _skel_variant *v)
 
 static size_t _skel_tsize(_skel_tref t) { return t()->size; }
 
-/* Bring the call's operands to the host for a CPU run: inputs and views
-   to read, outputs to write; c->job points at them. */
-static int _skel_cpu_operands(_skel_cpu_ctx *c, const skel_skeleton *sk, const skel_call *call, void **out)
+/* Bring the operands part sh of the call reads to the host and allocate
+   its outputs there (_skel_part_acquire); c->job points at them. */
+static int _skel_cpu_operands(_skel_cpu_ctx *c, const skel_skeleton *sk, const skel_call *call, const _skel_shape *sh,
+                              void **out)
 {
+    _skel_opbufs ops;
     int i;
-    for (i = 0; i < sk->nin; ++i)
-        if (!(c->job.in[i] = _skel_acquire(call->in[i], 0, _SKEL_READ)))
-            return _skel_fail_wrap(_skel_acquire_rc, "%s: cannot bring in[%d] to the host", sk->name, i);
+    _SKEL_TRY(_skel_part_acquire(sk, call, sh, 0, &ops));
+    for (i = 0; i < sk->nin; ++i) c->job.in[i] = ops.in[i];
     for (i = 0; i < sk->nview; ++i) {
         skel_vec *v = call->views[i];
         _skel_viewdesc *d = &c->job.view[i];
-        if (!(d->data = _skel_acquire(v, 0, _SKEL_READ)))
-            return _skel_fail_wrap(_skel_acquire_rc, "%s: cannot bring views[%d] to the host", sk->name, i);
+        d->data = ops.view[i];
         d->size = (skel_index)v->n; d->rows = (skel_index)v->rows;
         d->cols = (skel_index)v->cols; d->depth = (skel_index)v->depth;
     }
-    for (i = 0; i < SKEL_MAX_OUT; ++i) out[i] = NULL;
-    for (i = 0; i < sk->nout && call->outs[i]; ++i) {
-        if (!(out[i] = _skel_acquire(call->outs[i], 0, _SKEL_WRITE)))
-            return _skel_fail(SKEL_EDEVICE, "%s: cannot allocate output %d on the host", sk->name, i);
-        c->job.out[i] = out[i];
-        c->desz[i] = _skel_tsize(sk->out_t[i]);
+    for (i = 0; i < SKEL_MAX_OUT; ++i) {
+        out[i] = c->job.out[i] = ops.out[i];
+        if (i < sk->nout) c->desz[i] = _skel_tsize(sk->out_t[i]);
     }
     return SKEL_OK;
 }
 
-/* The run entry of the seq, omp and pool backends. */
+/* The run entry of the seq, omp and pool backends: part sh of the call
+   (the whole call, or one part of a split), on the host. */
 static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_skeleton *sk,
                          const skel_call *call, const _skel_shape *sh)
 {
@@ -4886,6 +5699,7 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
     skel_vec *in0 = call->in[0];
     void *out[SKEL_MAX_OUT], *copy = NULL;
     const void *src;
+    size_t nu = sh->hi - sh->lo, U = sh->unit == _SKEL_UNIT_ROWS ? sh->cols : 1;
     int i, rc = SKEL_OK;
     long oob = _skel_oob_now();
     memset(&c, 0, sizeof c);
@@ -4894,7 +5708,7 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
     c.esz = _skel_tsize(sk->out_t[0]);
     c.iesz = sk->nin ? _skel_tsize(sk->in_t[0]) : 0;
     c.exclusive = call->exclusive;
-    _SKEL_TRY(_skel_cpu_operands(&c, sk, call, out));
+    _SKEL_TRY(_skel_cpu_operands(&c, sk, call, sh, out));
     c.job.uniform = call->uniform;
     c.job.weights = call->weights;
     c.job.edge = (int)call->edge;
@@ -4903,6 +5717,7 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
     c.job.depth = sh->depth;
     c.job.rows = sh->rows;
     c.job.cols = sh->cols;
+    c.base = sh->lo;
     /* MapOverlap and MapArray read neighbours / any element: an in-place
        call gets a private copy of the input first. */
     src = c.job.in[0];
@@ -4918,26 +5733,39 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
     switch (sk->kind) {
     case SKEL_KIND_MAP:
     case SKEL_KIND_MAPARRAY:
-        _skel_parallel(&c.par, _skel_parts(&c.par, sh->n), sh->n, _skel_body_map, &c);
+        _skel_parallel(&c.par, _skel_parts(&c.par, nu), nu, _skel_body_map, &c);
         break;
     case SKEL_KIND_REDUCE:
     case SKEL_KIND_MAPREDUCE:
-        rc = _skel_cpu_reduce(&c, call, in0, out[0], sh->n);
+        rc = _skel_cpu_reduce(&c, call, in0, out[0], nu);
         break;
     case SKEL_KIND_SCAN:
-        if (sh->rows >= (size_t)c.par.threads && c.par.threads > 1) {   /* many rows: one thread per block of rows */
-            c.carry = call->init;
-            c.cols = sh->cols;
-            _skel_parallel(&c.par, _skel_parts(&c.par, sh->rows), sh->rows, _skel_body_scan_rows, &c);
+        /* the part's own data: the scans index from its first unit */
+        c.job.in[0] = (const unsigned char *)c.job.in[0] + sh->lo * U * c.iesz;
+        if (c.job.out[0]) c.job.out[0] = (unsigned char *)c.job.out[0] + sh->lo * U * c.esz;
+        c.base = 0;
+        if (sh->phase == _SKEL_PHASE_TOTAL) {   /* a split scan's carry: the part's total */
+            rc = _skel_reduce_range(&c, nu * U, call->result);
             break;
         }
-        rc = _skel_scan_range(&c, sh->rows, sh->cols, call->init);     /* few rows: parallel within each */
+        if (sh->unit == _SKEL_UNIT_ELEMS) {
+            rc = _skel_scan_range(&c, 1, nu, call->init);
+            break;
+        }
+        if (nu >= (size_t)c.par.threads && c.par.threads > 1) {   /* many rows: one thread per block of rows */
+            c.carry = call->init;
+            c.cols = sh->cols;
+            _skel_parallel(&c.par, _skel_parts(&c.par, nu), nu, _skel_body_scan_rows, &c);
+            break;
+        }
+        rc = _skel_scan_range(&c, nu, sh->cols, call->init);     /* few rows: parallel within each */
         break;
     case SKEL_KIND_OVERLAP:
-        rc = _skel_cpu_overlap(&c, call, in0, src, out);
+        rc = _skel_cpu_overlap(&c, call, sh, in0, src, out);
         break;
     case SKEL_KIND_OVERLAP2D:
-        _skel_parallel(&c.par, _skel_parts(&c.par, sh->rows), sh->rows, _skel_body_overlap2d, &c);
+        c.rows = sh->rows;
+        _skel_parallel(&c.par, _skel_parts(&c.par, nu), nu, _skel_body_overlap2d, &c);
         break;
     case SKEL_KIND_OVERLAP3D:
         _skel_parallel(&c.par, _skel_parts(&c.par, sh->depth), sh->depth, _skel_body_overlap3d, &c);
@@ -4955,7 +5783,6 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
     if (rc == SKEL_OK && _skel_oob_now() != oob)
         rc = _skel_fail(SKEL_EINVAL, "%s %s: the function read a view out of bounds (SKEL_DEBUG; see the log)",
                         _skel_kind_name(sk->kind), sk->name);
-    for (i = 0; rc == SKEL_OK && i < sk->nout && call->outs[i]; ++i) _skel_mark_written(call->outs[i], 0);
     return rc;
 }
 
@@ -4975,11 +5802,13 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
        int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *call,
                              const _skel_shape *sh, const _skel_kernel_opts *opts,
                              _skel_kplan *plan);
-           The launches one checked call needs, in order, with every
-           argument described (see _skel_kplan below).  A backend that
-           executes plans generically needs no per-skeleton host code:
-             1. bring in[i] to its space (_skel_acquire READ) and out (WRITE;
-                READWRITE when out is also an input); allocate each scratch
+           The launches part sh of one checked call needs (the whole call
+           or a split's part), in order, with every argument described (see
+           _skel_kplan below).  A backend that executes plans generically
+           needs no per-skeleton host code:
+             1. bring the ranges the part reads of the inputs and views to
+                its space and allocate the outputs there
+                (_skel_part_acquire); allocate each scratch
                 buffer k with plan->scratch[k] > 0 bytes (contents left
                 from earlier calls: the kernels do not read them first);
              2. if plan->copy_in0 >= 0 copy in[0]'s buffer into that scratch
@@ -5004,8 +5833,10 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
              5. if plan->result >= 0 copy the first element (sizeof out type)
                 of that scratch buffer to call->result (a backend may hand
                 the kernel host-mapped memory for that buffer instead);
-             6. _skel_mark_written(call->out, space).
-           A plan with nsteps == 0 (empty data) does nothing but step 6.
+           The core then records the part's writes of every output in
+           their maps (_skel_run_variant, _skel_part_written); a backend
+           records nothing.  A plan with nsteps == 0 (empty data) does
+           nothing.
 
    THE DIALECT (each prelude defines these; templates use nothing else)
        SKEL_KERNEL          kernel qualifier      extern "C" __global__ | __kernel
@@ -5052,35 +5883,47 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
 
    KERNELS AND THEIR PARAMETERS (in order; T = element type, To/Ti the
    output/input types of Map and MapReduce; `u` (the uniform, by value)
-   is present iff sk->has_uniform; every size is skel_index; B = opts->block)
-       Map        skel_map(To *out, const Ti *a0 .. a{nin-1}, n, cols [, u])
-                  any number of groups (grid-stride loop); cols serves the
-                  (row, col) index.  skel_map_small: the same, for groups
-                  of fewer than B work-items (_skel_kstep.local).
-       MapArray   skel_maparray(T *out, const T *v, const T *e, n [, u])
-                  out[i] = f(v, e[i]); any groups; out must not alias v.
+   is present iff sk->has_uniform; every size is skel_index; B = opts->block).
+   Every buffer is a whole container's (element i at index i), and every
+   kernel computes a range of it (lo / first / r_lo .. ; the whole call's
+   range unless the call is a part of a split): indices, edges and halos
+   are the whole container's.
+       Map        skel_map(To *out, const Ti *a0 .. a{nin-1}, lo, n, cols [, u])
+                  elements [lo, n); any number of groups (grid-stride
+                  loop); cols serves the (row, col) index.  skel_map_small:
+                  the same, for groups of fewer than B work-items
+                  (_skel_kstep.local).
+       MapArray   skel_maparray(T *out, const T *v, const T *e, lo, n [, u])
+                  out[i] = f(v, e[i]) for i in [lo, n); any groups; out
+                  must not alias v.
        Reduce, MapReduce (whole, in index order, one pass)
-                  skel_reduce_part(To *partial, const Ti *a0 .., n, cols, chunk,
+                  skel_reduce_part(To *partial, const Ti *a0 .., first, n, cols, chunk,
                                    skel_uint *count, To *result [, u])
-                      groups = ceil(n / chunk); group g reduces the (mapped)
-                      elements [g*chunk, min(n, (g+1)*chunk)) to partial[g];
+                      groups = ceil((n - first) / chunk); group g reduces the
+                      (mapped) elements [first + g*chunk, min(n, first +
+                      (g+1)*chunk)) to partial[g];
                       the last group to finish folds partial[0 .. groups-1]
                       in order into result[0].  count (_SKEL_BUF_STATE's
                       zero word) is 0 at launch and 0 again when the
                       kernel ends.
-       Reduce only (matrices)
-                  skel_reduce_rows(T *out, const T *a, rows, cols)
-                      any groups; group g does rows g, g+groups, ...
-                  skel_reduce_cols(T *out, const T *a, rows, cols, chunk)
-                      groups = ceil(cols/B) * ceil(rows/chunk); writes
-                      out[k*cols + c] = column c over rows [k*chunk, ..);
-                      a second launch with rows = chunk = ceil(rows/chunk)
-                      folds those partial rows in order.
-       Scan       skel_scan(T *out, const T *in, rows, cols, skel_uint *state,
+       Reduce only (matrices; Scan instances have skel_reduce_part too, for
+       the totals of a split scan's parts)
+                  skel_reduce_rows(T *out, const T *a, first, rows, cols)
+                      rows [first, rows); any groups; group g does rows
+                      first + g, first + g + groups, ...
+                  skel_reduce_cols(T *out, const T *a, first, rows, cols, chunk)
+                      groups = ceil(cols/B) * ceil((rows - first)/chunk);
+                      writes out[k*cols + c] = column c over rows
+                      [first + k*chunk, ..); a second launch with first = 0,
+                      rows = chunk = the number of those partial rows folds
+                      them in order.
+       Scan       skel_scan(T *out, const T *in, off, rows, cols, skel_uint *state,
                             T *carries, skel_uint base, skel_uint epoch,
                             int exclusive, T init)
-                      (exclusive 2: inclusive, starting from init; a
-                      backend that splits a scan passes each part's carry)
+                      rows x cols elements from element off (a part of a
+                      split: its rows, or its elements as one row);
+                      (exclusive 2: inclusive, starting from init; a split
+                      scan passes each part's carry as init)
                       single pass with decoupled look-back; each row (a
                       vector is one row) is cut into tiles of
                       geom.scan_tile elements; groups = rows * tiles per row
@@ -5098,19 +5941,23 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
                       out may equal in.  Tile ids come from the counter, so
                       a tile only waits for tiles that already run.
        MapOverlap 1D  (edge: 0 constant, 1 cyclic, 2 duplicate = skel_edge)
-                  skel_overlap_rows(T *out, const T *in, rows, cols, int edge,
-                                    T edge_value [, u])
-                      along rows (a vector is one row); tiles of
-                      geom.ov_tile outputs of one row; groups = rows *
-                      ceil(cols / ov_tile).
-                  skel_overlap_cols(same parameters)
-                      along columns; tiles of geom.ovc_w columns x
-                      geom.ovc_h rows; groups = ceil(cols/ovc_w) *
-                      ceil(rows/ovc_h).  Rows then columns = rows into a
-                      temporary, then columns.  out must not alias in.
+                  skel_overlap_rows(T *out, const T *in, r0, cols, c_lo, c_hi,
+                                    int edge, T edge_value [, u])
+                      along rows (a vector is one row): columns [c_lo, c_hi)
+                      of rows r0, r0 + 1, ...; tiles of geom.ov_tile outputs
+                      of one row; groups = rows * ceil((c_hi - c_lo) / ov_tile).
+                  skel_overlap_cols(T *out, const T *in, r_lo, r_hi, rows, cols,
+                                    int edge, T edge_value [, u])
+                      along columns, output rows [r_lo, r_hi) of rows; tiles
+                      of geom.ovc_w columns x geom.ovc_h rows; groups =
+                      ceil(cols/ovc_w) * ceil((r_hi - r_lo)/ovc_h).  Rows
+                      then columns = rows into a temporary (the rows the
+                      column pass reads), then columns.  out must not
+                      alias in.
        MapOverlap 2D
-                  skel_overlap2d(T *out, const T *in, rows, cols, int edge,
-                                 T edge_value [, skel_w] [, u])
+                  skel_overlap2d(T *out, const T *in, r_lo, r_hi, rows, cols,
+                                 int edge, T edge_value [, skel_w] [, u])
+                      output rows [r_lo, r_hi) of rows.
                       skel_w (weighted instances): (2dR+1) x (2dC+1) weights,
                       by value as `skel_wt skel_w` (a struct of that array)
                       where they fit opts->arg_bytes (OpenCL:
@@ -5127,7 +5974,8 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
                       program-scope __constant array at run time, so OpenCL
                       passes them by value where they fit.
                       Tiles of geom.ov2_w x geom.ov2_h outputs; groups =
-                      ceil(cols/ov2_w) * ceil(rows/ov2_h).  out must not alias in.
+                      ceil(cols/ov2_w) * ceil((r_hi - r_lo)/ov2_h).  out must
+                      not alias in.
    --------------------------------------------------------------------- */
 enum { _SKEL_DIALECT_CUDA = 1, _SKEL_DIALECT_OPENCL = 2 };
 
@@ -5219,7 +6067,7 @@ typedef struct _skel_kstep {
 } _skel_kstep;
 typedef struct _skel_kplan {
     int nsteps;
-    _skel_kstep step[3];
+    _skel_kstep step[5];        /* rows + columns of a part: up to 3 row passes, the columns */
     size_t scratch[3];          /* bytes of scratch buffer k (0: unused) */
     int copy_in0;               /* scratch k to receive a copy of in[0] first, or -1 */
     int result;                 /* scratch k whose first element is call->result, or -1 */
@@ -5804,10 +6652,10 @@ static const char _skel_tpl_common[] =
    with the stride read from the launch ran 2^28 floats 8% slower on an
    H100, and so did one kernel holding both loops. */
 static const char _skel_tpl_map[] =
-    "SKEL_KERNEL void SKEL_MAP_NAME(SKEL_OUT_PARAMS SKEL_IN_PARAMS, skel_index n, skel_index rows, skel_index cols\n"
-    "                               SKEL_X_PARAMS)\n"
+    "SKEL_KERNEL void SKEL_MAP_NAME(SKEL_OUT_PARAMS SKEL_IN_PARAMS, skel_index lo, skel_index n, skel_index rows,\n"
+    "                               skel_index cols SKEL_X_PARAMS)\n"
     "{\n"
-    "    skel_index i = SKEL_GROUP() * SKEL_MSTRIDE * SKEL_MITEMS + SKEL_LID(), step = SKEL_NGROUPS() * SKEL_MSTRIDE * SKEL_MITEMS;\n"
+    "    skel_index i = lo + SKEL_GROUP() * SKEL_MSTRIDE * SKEL_MITEMS + SKEL_LID(), step = SKEL_NGROUPS() * SKEL_MSTRIDE * SKEL_MITEMS;\n"
     "    SKEL_X_DECL\n"
     "    (void)rows; (void)cols;\n"
     "#if SKEL_MITEMS == 1\n"
@@ -5826,10 +6674,10 @@ static const char _skel_tpl_map[] =
 
 static const char _skel_tpl_maparray[] =
     "SKEL_KERNEL void skel_maparray(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *v,\n"
-    "                               SKEL_GLOBAL const skel_to *e, skel_index n, skel_index rows, skel_index cols\n"
-    "                               SKEL_X_PARAMS)\n"
+    "                               SKEL_GLOBAL const skel_to *e, skel_index lo, skel_index n, skel_index rows,\n"
+    "                               skel_index cols SKEL_X_PARAMS)\n"
     "{\n"
-    "    skel_index i = SKEL_GROUP() * SKEL_LSIZE() + SKEL_LID(), step = SKEL_NGROUPS() * SKEL_LSIZE();\n"
+    "    skel_index i = lo + SKEL_GROUP() * SKEL_LSIZE() + SKEL_LID(), step = SKEL_NGROUPS() * SKEL_LSIZE();\n"
     "    SKEL_X_DECL\n"
     "    (void)rows; (void)cols;\n"
     "    for (; i < n; i += step) out[i] = SKEL_MACALL(v, e[i], i);\n"
@@ -5886,16 +6734,16 @@ static const char _skel_tpl_reduce[] =
     "    int lid = SKEL_LID(), have = 0;                                                  \\\n"
     "    skel_to acc\n"
     "\n"
-    "/* One pass: each group reduces its chunk to partial[group]; the last\n"
-    "   group folds the partials (_SKEL_TPL_LAST_GROUP_FOLDS). */\n"
-    "SKEL_KERNEL void skel_reduce_part(SKEL_GLOBAL skel_to *partial SKEL_IN_PARAMS, skel_index n,\n"
-    "                                  skel_index cols, skel_index chunk, SKEL_GLOBAL skel_uint *count,\n"
+    "/* One pass over [first, n): each group reduces its chunk to partial[group];\n"
+    "   the last group folds the partials (_SKEL_TPL_LAST_GROUP_FOLDS). */\n"
+    "SKEL_KERNEL void skel_reduce_part(SKEL_GLOBAL skel_to *partial SKEL_IN_PARAMS, skel_index first,\n"
+    "                                  skel_index n, skel_index cols, skel_index chunk, SKEL_GLOBAL skel_uint *count,\n"
     "                                  SKEL_GLOBAL skel_to *result, skel_index rows SKEL_X_PARAMS)\n"
     "{\n"
     "    SKEL_RLOCALS;\n"
     "    SKEL_X_DECL\n"
     "    SKEL_LOCAL int last_s[1];\n"
-    "    skel_index lo = SKEL_GROUP() * chunk, hi = n - lo < chunk ? n : lo + chunk;\n"
+    "    skel_index lo = first + SKEL_GROUP() * chunk, hi = n - lo < chunk ? n : lo + chunk;\n"
     "    (void)cols; (void)rows;\n"
     "    SKEL_REDUCE_RANGE(SKEL_MAPV(i), lo, hi, acc, have)\n"
     _SKEL_TPL_LAST_GROUP_FOLDS
@@ -5914,15 +6762,15 @@ static const char _skel_tpl_reduce[] =
    float vectors, 2^24 elements: see bench/results/skeletons.md.) */
 static const char _skel_tpl_reduce_wide[] =
     "#define SKEL_RTILE (SKEL_BLOCK * SKEL_RITEMS)\n"
-    "SKEL_KERNEL void skel_reduce_part(SKEL_GLOBAL skel_to *partial SKEL_IN_PARAMS, skel_index n,\n"
-    "                                  skel_index cols, skel_index chunk, SKEL_GLOBAL skel_uint *count,\n"
+    "SKEL_KERNEL void skel_reduce_part(SKEL_GLOBAL skel_to *partial SKEL_IN_PARAMS, skel_index first,\n"
+    "                                  skel_index n, skel_index cols, skel_index chunk, SKEL_GLOBAL skel_uint *count,\n"
     "                                  SKEL_GLOBAL skel_to *result, skel_index rows SKEL_X_PARAMS)\n"
     "{\n"
     "    SKEL_LOCAL skel_to r[SKEL_BLOCK];\n"
     "    SKEL_LOCAL int last_s[1];\n"
     "    SKEL_WLOCALS\n"
     "    int lid = SKEL_LID(), have = 0, k, e, cnt;\n"
-    "    skel_index lo = SKEL_GROUP() * chunk, hi = n - lo < chunk ? n : lo + chunk, t;\n"
+    "    skel_index lo = first + SKEL_GROUP() * chunk, hi = n - lo < chunk ? n : lo + chunk, t;\n"
     "    skel_index sub = ((hi - lo + SKEL_BLOCK - 1) / SKEL_BLOCK + SKEL_RITEMS - 1) / SKEL_RITEMS * SKEL_RITEMS;\n"
     "    skel_index mine = lo + lid * sub, mend = hi - mine < sub ? hi : mine + sub;\n"
     "    skel_to acc;\n"
@@ -5956,11 +6804,11 @@ static const char _skel_tpl_reduce_wide[] =
 static const char _skel_tpl_reduce_matrix[] =
     "#ifndef SKEL_RCOLS_ONLY\n"
     "SKEL_KERNEL void skel_reduce_rows(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_ti *a,\n"
-    "                                  skel_index rows, skel_index cols)\n"
+    "                                  skel_index first, skel_index rows, skel_index cols)\n"
     "{\n"
     "    SKEL_RLOCALS;\n"
     "    skel_index row;\n"
-    "    for (row = SKEL_GROUP(); row < rows; row += SKEL_NGROUPS()) {\n"
+    "    for (row = first + SKEL_GROUP(); row < rows; row += SKEL_NGROUPS()) {\n"
     "        have = 0;\n"
     "        SKEL_REDUCE_RANGE(SKEL_CONV(a[i]), row * cols, row * cols + cols, acc, have)\n"
     "        if (lid == 0) out[row] = acc;\n"
@@ -5968,10 +6816,10 @@ static const char _skel_tpl_reduce_matrix[] =
     "}\n"
     "#endif\n"
     "SKEL_KERNEL void SKEL_RCOLS_NAME(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const SKEL_RCOLS_T *a,\n"
-    "                                 skel_index rows, skel_index cols, skel_index chunk)\n"
+    "                                 skel_index first, skel_index rows, skel_index cols, skel_index chunk)\n"
     "{\n"
     "    skel_index cg = (cols + SKEL_BLOCK - 1) / SKEL_BLOCK, g = SKEL_GROUP(), k = g / cg;\n"
-    "    skel_index c = (g - k * cg) * SKEL_BLOCK + SKEL_LID(), r0 = k * chunk;\n"
+    "    skel_index c = (g - k * cg) * SKEL_BLOCK + SKEL_LID(), r0 = first + k * chunk;\n"
     "    skel_index r1 = rows - r0 < chunk ? rows : r0 + chunk, r;\n"
     "    skel_to acc;\n"
     "    if (c >= cols) return;\n"
@@ -6032,9 +6880,10 @@ static const char _skel_tpl_scan[] =
     "#endif\n"
     "    return ((skel_uint)w & 3u) == 2u;\n"
     "}\n"
-    "SKEL_KERNEL void skel_scan(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *in, skel_index rows,\n"
-    "                           skel_index cols, SKEL_GLOBAL skel_uint *state, SKEL_GLOBAL skel_to *carries,\n"
-    "                           skel_uint base, skel_uint epoch, int exclusive, skel_to init)\n"
+    "SKEL_KERNEL void skel_scan(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *in, skel_index off,\n"
+    "                           skel_index rows, skel_index cols, SKEL_GLOBAL skel_uint *state,\n"
+    "                           SKEL_GLOBAL skel_to *carries, skel_uint base, skel_uint epoch, int exclusive,\n"
+    "                           skel_to init)\n"
     "{\n"
     "    SKEL_LOCAL skel_to s[SKEL_PAD(SKEL_STILE - 1) + 1];\n"
     "    SKEL_LOCAL skel_to r[SKEL_BLOCK];\n"
@@ -6045,6 +6894,8 @@ static const char _skel_tpl_scan[] =
     "    int lid = SKEL_LID(), valid, b, cnt, k, hc;\n"
     "    skel_index tpr = (cols + SKEL_STILE - 1) / SKEL_STILE, ntiles = rows * tpr, tile, row, seg, lo, left;\n"
     "    skel_to v[SKEL_SITEMS], x, p, agg, c;\n"
+    "    in += off;   /* a part of a split call: rows x cols from element off */\n"
+    "    out += off;\n"
     "    if (lid == 0) tile_s[0] = SKEL_ATOMIC_INC(state + 16) - base;   /* past the zero word */\n"
     "    SKEL_BARRIER();\n"
     "    tile = (skel_index)tile_s[0];\n"
@@ -6139,13 +6990,14 @@ static const char _skel_tpl_scan_tail[] =
 static const char _skel_tpl_overlap[] =
     "#define SKEL_OTILE (SKEL_BLOCK * SKEL_OITEMS)\n"
     "#define SKEL_OCS (SKEL_OCH + 2 * SKEL_D + 1)\n"
-    "SKEL_KERNEL void skel_overlap_rows(SKEL_OUT_PARAMS, SKEL_GLOBAL const skel_ti *in, skel_index rows,\n"
-    "                                   skel_index cols, int edge, skel_ti edge_value SKEL_X_PARAMS)\n"
+    "SKEL_KERNEL void skel_overlap_rows(SKEL_OUT_PARAMS, SKEL_GLOBAL const skel_ti *in, skel_index r0,\n"
+    "                                   skel_index rows, skel_index cols, skel_index c_lo, skel_index c_hi,\n"
+    "                                   int edge, skel_ti edge_value SKEL_X_PARAMS)\n"
     "{\n"
     "    SKEL_LOCAL skel_ti s[SKEL_OTILE + 2 * SKEL_D];\n"
     "    int lid = SKEL_LID(), e, k;\n"
-    "    skel_index spr = (cols + SKEL_OTILE - 1) / SKEL_OTILE, g = SKEL_GROUP(), row = g / spr;\n"
-    "    skel_index c0 = (g - row * spr) * SKEL_OTILE;\n"
+    "    skel_index spr = (c_hi - c_lo + SKEL_OTILE - 1) / SKEL_OTILE, g = SKEL_GROUP(), row = r0 + g / spr;\n"
+    "    skel_index c0 = c_lo + (g - (row - r0) * spr) * SKEL_OTILE;\n"
     "    SKEL_GLOBAL const skel_ti *src = in + row * cols;\n"
     "    SKEL_X_DECL\n"
     "    (void)rows;\n"
@@ -6157,17 +7009,18 @@ static const char _skel_tpl_overlap[] =
     "    SKEL_BARRIER();\n"
     "    for (k = 0; k < SKEL_OITEMS; ++k) {\n"
     "        e = k * SKEL_BLOCK + lid;\n"
-    "        if (c0 + e < cols) { SKEL_OVSTORE(row * cols + c0 + e, s + e + SKEL_D) }\n"
+    "        if (c0 + e < c_hi) { SKEL_OVSTORE(row * cols + c0 + e, s + e + SKEL_D) }\n"
     "    }\n"
     "}\n"
     "\n"
-    "SKEL_KERNEL void skel_overlap_cols(SKEL_OUT_PARAMS, SKEL_GLOBAL const skel_ti *in, skel_index rows,\n"
-    "                                   skel_index cols, int edge, skel_ti edge_value SKEL_X_PARAMS)\n"
+    "SKEL_KERNEL void skel_overlap_cols(SKEL_OUT_PARAMS, SKEL_GLOBAL const skel_ti *in, skel_index r_lo,\n"
+    "                                   skel_index r_hi, skel_index rows, skel_index cols, int edge,\n"
+    "                                   skel_ti edge_value SKEL_X_PARAMS)\n"
     "{\n"
     "    SKEL_LOCAL skel_ti s[SKEL_OCW * SKEL_OCS];\n"
     "    int lid = SKEL_LID(), lc = lid % SKEL_OCW, e;\n"
     "    skel_index cg = (cols + SKEL_OCW - 1) / SKEL_OCW, g = SKEL_GROUP(), ty = g / cg;\n"
-    "    skel_index r0 = ty * SKEL_OCH, c = (g - ty * cg) * SKEL_OCW + lc;\n"
+    "    skel_index r0 = r_lo + ty * SKEL_OCH, c = (g - ty * cg) * SKEL_OCW + lc;\n"
     "    SKEL_X_DECL\n"
     "    for (e = lid / SKEL_OCW; e < SKEL_OCH + 2 * SKEL_D; e += SKEL_BLOCK / SKEL_OCW) {\n"
     "        skel_index rr = r0 - SKEL_D + e, j = c < cols ? skel_edge(rr, rows, edge) : -1;\n"
@@ -6176,7 +7029,7 @@ static const char _skel_tpl_overlap[] =
     "    SKEL_BARRIER();\n"
     "    if (c >= cols) return;\n"
     "    for (e = lid / SKEL_OCW; e < SKEL_OCH; e += SKEL_BLOCK / SKEL_OCW)\n"
-    "        if (r0 + e < rows) { SKEL_OVSTORE((r0 + e) * cols + c, s + lc * SKEL_OCS + e + SKEL_D) }\n"
+    "        if (r0 + e < r_hi) { SKEL_OVSTORE((r0 + e) * cols + c, s + lc * SKEL_OCS + e + SKEL_D) }\n"
     "}\n";
 
 /* MapOverlap 2D: a group computes a tile of SKEL_O2W x SKEL_O2H outputs.
@@ -6254,8 +7107,9 @@ static const char _skel_tpl_overlap2d[] =
     "#define SKEL_LROW(y) ((y) * SKEL_LS + (y) / SKEL_LCY * SKEL_LPAD)\n"
     "#define SKEL_LTOT (SKEL_LROW(SKEL_LH - 1) + SKEL_LS)\n"
     "#define SKEL_LAT(at, w, k) (SKEL_LPAD == 0 && (w) * (k) == SKEL_LS ? (at) : SKEL_LROW((at) / (w)) / (k) + (at) % (w))\n"
-    "SKEL_KERNEL SKEL_OV2_BOUNDS void skel_overlap2d(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *in, skel_index rows,\n"
-    "                                skel_index cols, int edge, skel_to edge_value SKEL_W_PARAM SKEL_X_PARAMS)\n"
+    "SKEL_KERNEL SKEL_OV2_BOUNDS void skel_overlap2d(SKEL_GLOBAL skel_to *out, SKEL_GLOBAL const skel_to *in, skel_index r_lo,\n"
+    "                                skel_index r_hi, skel_index rows, skel_index cols, int edge,\n"
+    "                                skel_to edge_value SKEL_W_PARAM SKEL_X_PARAMS)\n"
     "{\n"
     "    SKEL_X_DECL\n"
     "    SKEL_LOCAL SKEL_ALIGN16 skel_to s[SKEL_LTOT];\n"
@@ -6263,7 +7117,7 @@ static const char _skel_tpl_overlap2d[] =
     "    SKEL_LOCAL SKEL_ALIGN16 skel_to sw[SKEL_CWN];\n"
     "#endif\n"
     "    int lid = SKEL_LID(), e, g = (int)SKEL_GROUP();\n"
-    "    int cg = (int)((cols + SKEL_O2W - 1) / SKEL_O2W), rg = (int)((rows + SKEL_O2H - 1) / SKEL_O2H), tx = g % cg, ty = g / cg;\n"
+    "    int cg = (int)((cols + SKEL_O2W - 1) / SKEL_O2W), rg = (int)((r_hi - r_lo + SKEL_O2H - 1) / SKEL_O2H), tx = g % cg, ty = g / cg;\n"
     "    skel_index r0, c0;\n"
     "    if (cg > 2 && rg > 2) {\n"
     "        int ne = 2 * (cg + rg - 2);\n"
@@ -6271,10 +7125,10 @@ static const char _skel_tpl_overlap2d[] =
     "        else if (g < ne) { tx = (g - 2 * cg) % 2 * (cg - 1); ty = 1 + (g - 2 * cg) / 2; }\n"
     "        else { tx = 1 + (g - ne) % (cg - 2); ty = 1 + (g - ne) / (cg - 2); }\n"
     "    }\n"
-    "    r0 = (skel_index)ty * SKEL_O2H; c0 = (skel_index)tx * SKEL_O2W;\n"
+    "    r0 = r_lo + (skel_index)ty * SKEL_O2H; c0 = (skel_index)tx * SKEL_O2W;\n"
     "    int inside = r0 >= SKEL_DR && r0 + SKEL_LH - SKEL_DR <= rows && c0 >= SKEL_DCP && c0 + SKEL_LW - SKEL_DCP <= cols;\n"
     "#if SKEL_O2DIRECT\n"
-    "    if (inside && cols % SKEL_VE == 0 && (size_t)in % 16 == 0 && (size_t)out % 16 == 0) {\n"
+    "    if (inside && r0 + SKEL_O2H <= r_hi && cols % SKEL_VE == 0 && (size_t)in % 16 == 0 && (size_t)out % 16 == 0) {\n"
     "        int lx = lid % (SKEL_O2W / SKEL_VE) * SKEL_VE, ly0 = lid / (SKEL_O2W / SKEL_VE) * SKEL_O2DI, k, y, x;\n"
     "        skel_index rv = cols / SKEL_VE;\n"
     "        SKEL_GLOBAL const uint4 *src = (SKEL_GLOBAL const uint4 *)(in + (r0 + ly0 - SKEL_DR) * cols + c0 + lx - SKEL_DCP);\n"
@@ -6366,7 +7220,7 @@ static const char _skel_tpl_overlap2d_tile[] =
     "            SKEL_GLOBAL skel_to *dst = out + (r0 + ly0) * cols + c0 + lx;\n"
     "            SKEL_UNROLL\n"
     "            for (k = 0; k < SKEL_O2I; ++k, dst += cols)\n"
-    "                if (r0 + ly0 + k < rows) *dst = res[k];\n"
+    "                if (r0 + ly0 + k < r_hi) *dst = res[k];\n"
     "        }\n"
     "    }\n"
     "#elif !SKEL_CONV\n"
@@ -6374,7 +7228,7 @@ static const char _skel_tpl_overlap2d_tile[] =
     "        int lx = lid % SKEL_O2W, ly0 = (lid / SKEL_O2W) * SKEL_O2I, k;\n"
     "        for (k = 0; k < SKEL_O2I; ++k) {\n"
     "            skel_to v = SKEL_OV2CALL(s + (ly0 + k + SKEL_DR) * SKEL_LS + lx + SKEL_DCP, (skel_index)SKEL_LS, r0 + ly0 + k, c0 + lx);\n"
-    "            if (c0 + lx < cols && r0 + ly0 + k < rows) out[(r0 + ly0 + k) * cols + c0 + lx] = v;\n"
+    "            if (c0 + lx < cols && r0 + ly0 + k < r_hi) out[(r0 + ly0 + k) * cols + c0 + lx] = v;\n"
     "        }\n"
     "    }\n"
     "#endif\n";
@@ -6426,7 +7280,7 @@ static const char _skel_tpl_overlap2d_conv[] =
     "        for (k = 0; k < SKEL_CY; ++k) {\n"
     "            skel_index rr = r0 + ty * SKEL_CY + k;\n"
     "            SKEL_GLOBAL skel_to *dst = out + rr * cols + c;\n"
-    "            if (rr >= rows) break;\n"
+    "            if (rr >= r_hi) break;\n"
     "#if SKEL_CV16\n"
     "            if (c + SKEL_CX <= cols && cols % SKEL_VE == 0 && (size_t)out % 16 == 0) {\n"
     "                SKEL_UNROLL\n"
@@ -7020,7 +7874,9 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
                            "#define SKEL_RCOLS_CONV(x) (x)\n#define SKEL_RCOLS_ONLY 1\n");
         _skel_sbuf_str(&b, _skel_tpl_reduce_matrix);
         break;
-    case SKEL_KIND_SCAN:
+    case SKEL_KIND_SCAN:       /* and the totals of a split's parts */
+        _skel_sbuf_str(&b, "#define SKEL_IN_PARAMS , SKEL_GLOBAL const skel_ti *a0\n#define SKEL_MAPV(i) a0[i]\n");
+        _skel_sbuf_str(&b, _skel_tpl_reduce);
         _skel_sbuf_str(&b, _skel_tpl_scan);
         _skel_sbuf_str(&b, _skel_tpl_scan_lookback);
         _skel_sbuf_str(&b, _skel_tpl_scan_tail);
@@ -7202,6 +8058,55 @@ static int _skel_in_place(const skel_skeleton *sk, const skel_call *c)
     return 0;
 }
 
+/* A whole Reduce/MapReduce over elements [first, n) (a split scan's
+   part total too): one pass, its value into call.out (left on the device)
+   or scratch 1 (call.result). */
+static void _skel_plan_reduce(const skel_skeleton *sk, const skel_call *c, const _skel_kernel_geom *g, size_t maxg,
+                              size_t first, size_t n, size_t R, size_t C, _skel_kplan *p)
+{
+    size_t esz = sk->out_t[0]()->size, len = n - first;
+    size_t tiles = _skel_cdiv(len, (size_t)g->reduce_tile), groups = tiles < maxg ? tiles : maxg;
+    size_t chunk = _skel_cdiv(tiles, groups ? groups : 1) * (size_t)g->reduce_tile;
+    _skel_kstep *s;
+    groups = _skel_cdiv(len, chunk);
+    p->scratch[0] = groups * esz;
+    p->scratch[1] = c->out ? 0 : esz;
+    p->result = c->out ? -1 : 1;        /* into call.out: left on the device, nothing to wait for */
+    p->state = 64;
+    s = _skel_kstep_new(p, "skel_reduce_part", groups);
+    _skel_karg_buf(s, _SKEL_BUF_SCRATCH0);
+    _skel_karg_ins(s, sk);
+    _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)first);
+    _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)n);
+    _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
+    _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)chunk);
+    _skel_karg_buf(s, _SKEL_BUF_STATE);
+    _skel_karg_buf(s, c->out ? _SKEL_BUF_OUT : _SKEL_BUF_SCRATCH0 + 1);
+    _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)R);
+    _skel_karg_x(s, sk, c);
+}
+
+/* A 1-D MapOverlap pass along rows: rows [r0, r1), columns [c_lo, c_hi),
+   into every output (dst _SKEL_BUF_OUT) or the rows+columns temporary. */
+static void _skel_plan_ov_rows(const skel_skeleton *sk, const skel_call *c, const _skel_kernel_geom *g, int dst,
+                               int src, size_t r0, size_t r1, size_t R, size_t C, size_t c_lo, size_t c_hi,
+                               _skel_kplan *p)
+{
+    _skel_kstep *s = _skel_kstep_new(p, "skel_overlap_rows", (r1 - r0) * _skel_cdiv(c_hi - c_lo, (size_t)g->ov_tile));
+    int i;
+    if (dst != _SKEL_BUF_OUT) _skel_karg_buf(s, dst);
+    else for (i = 0; i < sk->nout; ++i) _skel_karg_buf(s, _SKEL_BUF_OUT + i);
+    _skel_karg_buf(s, src);
+    _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)r0);
+    _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)R);
+    _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
+    _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)c_lo);
+    _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)c_hi);
+    _skel_karg_num(s, _SKEL_ARG_INT, (int64_t)c->edge);
+    _skel_karg_elem(s, c->edge_value, sk->nin ? sk->in_t[0]()->size : sk->out_t[0]()->size);
+    _skel_karg_x(s, sk, c);
+}
+
 int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_shape *sh,
                       const _skel_kernel_opts *opts, _skel_kplan *p)
 {
@@ -7210,6 +8115,7 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
     _skel_kstep *s;
     size_t esz = sk->out_t[0]()->size, n = sh->n, R = sh->rows, C = sh->cols;
     size_t ie = sk->nin ? sk->in_t[0]()->size : esz;
+    size_t U = sh->unit == _SKEL_UNIT_ROWS ? C : 1, lo = sh->lo * U, hi = sh->hi * U;   /* the part, in elements */
     size_t maxg;
     int i, in0;
     _skel_kernel_opts_defaults(opts, &o);
@@ -7218,13 +8124,17 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
     p->copy_in0 = p->result = -1;
     maxg = (size_t)o.compute_units * 8;
     in0 = _SKEL_BUF_IN0;
+    if (sh->phase == _SKEL_PHASE_TOTAL) {       /* a split scan's part: its total */
+        if (hi > lo) _skel_plan_reduce(sk, c, &g, maxg, lo, hi, C, 1, p);
+        return SKEL_OK;
+    }
     switch (sk->kind) {
     case SKEL_KIND_MAP:
     case SKEL_KIND_MAPARRAY: {
         size_t items = sk->kind == SKEL_KIND_MAP ? (size_t)g.map_items : 1, groups, cap = (size_t)1 << 30;
-        int local = _skel_map_local(n, items, g.block, o.compute_units);
-        groups = _skel_cdiv(n, (size_t)local * items);
-        if (!n) return SKEL_OK;
+        int local = _skel_map_local(hi - lo, items, g.block, o.compute_units);
+        groups = _skel_cdiv(hi - lo, (size_t)local * items);
+        if (hi == lo) return SKEL_OK;
         if (sk->kind == SKEL_KIND_MAPARRAY && c->out == c->in[0]) {
             p->scratch[0] = c->in[0]->n * esz;
             p->copy_in0 = 0;
@@ -7241,7 +8151,8 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
             for (i = 0; i < sk->nout; ++i) _skel_karg_buf(s, _SKEL_BUF_OUT + i);
             _skel_karg_ins(s, sk);
         }
-        _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)n);
+        _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)lo);
+        _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)hi);
         _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)R);
         _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
         _skel_karg_x(s, sk, c);
@@ -7250,44 +8161,31 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
     case SKEL_KIND_REDUCE:
     case SKEL_KIND_MAPREDUCE:
         if (c->direction == SKEL_WHOLE) {
-            size_t tiles = _skel_cdiv(n, (size_t)g.reduce_tile), groups = tiles < maxg ? tiles : maxg;
-            size_t chunk = _skel_cdiv(tiles, groups) * (size_t)g.reduce_tile;
-            groups = _skel_cdiv(n, chunk);
-            p->scratch[0] = groups * esz;
-            p->scratch[1] = c->out ? 0 : esz;
-            p->result = c->out ? -1 : 1;        /* into call.out: left on the device, nothing to wait for */
-            p->state = 64;
-            s = _skel_kstep_new(p, "skel_reduce_part", groups);
-            _skel_karg_buf(s, _SKEL_BUF_SCRATCH0);
-            _skel_karg_ins(s, sk);
-            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)n);
-            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
-            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)chunk);
-            _skel_karg_buf(s, _SKEL_BUF_STATE);
-            _skel_karg_buf(s, c->out ? _SKEL_BUF_OUT : _SKEL_BUF_SCRATCH0 + 1);
-            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)R);
-            _skel_karg_x(s, sk, c);
+            _skel_plan_reduce(sk, c, &g, maxg, lo, hi, R, C, p);
             return SKEL_OK;
         }
-        if (!c->out->n) return SKEL_OK;
+        if (!c->out->n || sh->hi == sh->lo) return SKEL_OK;
         if (c->direction == SKEL_ROWS) {
-            s = _skel_kstep_new(p, "skel_reduce_rows", R < maxg * 4 ? R : maxg * 4);
+            size_t rows = sh->hi - sh->lo;
+            s = _skel_kstep_new(p, "skel_reduce_rows", rows < maxg * 4 ? rows : maxg * 4);
             _skel_karg_buf(s, _SKEL_BUF_OUT);
             _skel_karg_buf(s, _SKEL_BUF_IN0);
-            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)R);
+            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)sh->lo);
+            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)sh->hi);
             _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
             return SKEL_OK;
         } else {
             /* enough groups to fill the device: split the rows into chunks */
-            size_t cg = _skel_cdiv(C, (size_t)g.block), want = maxg * 4;
+            size_t rows = sh->hi - sh->lo, cg = _skel_cdiv(C, (size_t)g.block), want = maxg * 4;
             size_t nch = cg >= want ? 1 : _skel_cdiv(want, cg), chunk;
-            if (nch > R / 64) nch = R / 64 ? R / 64 : 1;
-            chunk = _skel_cdiv(R, nch);
-            nch = _skel_cdiv(R, chunk);
+            if (nch > rows / 64) nch = rows / 64 ? rows / 64 : 1;
+            chunk = _skel_cdiv(rows, nch);
+            nch = _skel_cdiv(rows, chunk);
             s = _skel_kstep_new(p, "skel_reduce_cols", cg * nch);
             _skel_karg_buf(s, nch > 1 ? _SKEL_BUF_SCRATCH0 : _SKEL_BUF_OUT);
             _skel_karg_buf(s, _SKEL_BUF_IN0);
-            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)R);
+            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)sh->lo);
+            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)sh->hi);
             _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
             _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)chunk);
             if (nch > 1) {  /* the partial rows are accumulators already */
@@ -7295,6 +8193,7 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
                 s = _skel_kstep_new(p, "skel_reduce_cols2", cg);
                 _skel_karg_buf(s, _SKEL_BUF_OUT);
                 _skel_karg_buf(s, _SKEL_BUF_SCRATCH0);
+                _skel_karg_num(s, _SKEL_ARG_INDEX, 0);
                 _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)nch);
                 _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
                 _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)nch);
@@ -7302,16 +8201,20 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
             return SKEL_OK;
         }
     case SKEL_KIND_SCAN: {
-        size_t tiles = R * _skel_cdiv(C, (size_t)g.scan_tile);
-        if (!n) return SKEL_OK;
+        /* the part as rows x cols from element lo: its rows, or (a
+           vector's part) its elements as one row */
+        size_t rows = sh->unit == _SKEL_UNIT_ROWS ? sh->hi - sh->lo : 1, cols = sh->unit == _SKEL_UNIT_ROWS ? C : hi - lo;
+        size_t tiles = rows * _skel_cdiv(cols, (size_t)g.scan_tile);
+        if (hi == lo) return SKEL_OK;
         p->state = 64 + (1 + tiles) * sizeof(uint64_t);    /* after the zero word: counter, status words */
         p->state_tiles = tiles;
         p->scratch[1] = 2 * tiles * esz;
         s = _skel_kstep_new(p, "skel_scan", tiles);
         _skel_karg_buf(s, _SKEL_BUF_OUT);
         _skel_karg_buf(s, _SKEL_BUF_IN0);
-        _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)R);
-        _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
+        _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)lo);
+        _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)rows);
+        _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)cols);
         _skel_karg_buf(s, _SKEL_BUF_STATE);
         _skel_karg_buf(s, _SKEL_BUF_SCRATCH0 + 1);
         _skel_karg_num(s, _SKEL_ARG_BASE, 0);
@@ -7322,52 +8225,61 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
         return SKEL_OK;
     }
     case SKEL_KIND_OVERLAP: {
-        int dir = c->direction ? c->direction : SKEL_ROWS, k;
+        int dir = c->direction ? c->direction : SKEL_ROWS, k, nr;
         int src = _SKEL_BUF_IN0;
-        if (!n) return SKEL_OK;
-        if (!c->in[0]->is_matrix) dir = SKEL_ROWS;
-        if (_skel_in_place(sk, c) && dir != SKEL_ROWS_COLS) {
+        size_t a[3], b[3];
+        if (hi == lo) return SKEL_OK;
+        if (_skel_in_place(sk, c) && (dir != SKEL_ROWS_COLS || !c->in[0]->is_matrix)) {
             p->scratch[0] = n * ie;
             p->copy_in0 = 0;
             src = _SKEL_BUF_SCRATCH0;
         }
-        if (dir == SKEL_ROWS_COLS) p->scratch[0] = n * esz;
-        for (k = 0; k < 2; ++k) {
-            int cols_pass = (dir == SKEL_COLS) || (dir == SKEL_ROWS_COLS && k == 1);
-            if (k == 1 && dir != SKEL_ROWS_COLS) break;
-            if (cols_pass)
-                s = _skel_kstep_new(p, "skel_overlap_cols", _skel_cdiv(C, (size_t)g.ovc_w) * _skel_cdiv(R, (size_t)g.ovc_h));
-            else
-                s = _skel_kstep_new(p, "skel_overlap_rows", R * _skel_cdiv(C, (size_t)g.ov_tile));
-            if (dir == SKEL_ROWS_COLS && k == 0) _skel_karg_buf(s, _SKEL_BUF_SCRATCH0);
-            else for (i = 0; i < sk->nout; ++i) _skel_karg_buf(s, _SKEL_BUF_OUT + i);
-            _skel_karg_buf(s, dir == SKEL_ROWS_COLS && k == 1 ? _SKEL_BUF_SCRATCH0 : src);
-            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)R);
-            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
-            _skel_karg_num(s, _SKEL_ARG_INT, (int64_t)c->edge);
-            _skel_karg_elem(s, c->edge_value, ie);
-            _skel_karg_x(s, sk, c);
+        if (!c->in[0]->is_matrix) {             /* a vector: one row, the part's columns */
+            _skel_plan_ov_rows(sk, c, &g, _SKEL_BUF_OUT, src, 0, 1, 1, C, lo, hi, p);
+            return SKEL_OK;
         }
+        if (dir == SKEL_ROWS) {
+            _skel_plan_ov_rows(sk, c, &g, _SKEL_BUF_OUT, src, sh->lo, sh->hi, R, C, 0, C, p);
+            return SKEL_OK;
+        }
+        if (dir == SKEL_ROWS_COLS) {            /* the rows the column pass reads, into scratch 0 */
+            p->scratch[0] = n * esz;
+            nr = _skel_halo(sh->lo, sh->hi, (size_t)sk->dr, R, (int)c->edge, a, b);
+            for (k = 0; k < nr; ++k) _skel_plan_ov_rows(sk, c, &g, _SKEL_BUF_SCRATCH0, src, a[k], b[k], R, C, 0, C, p);
+            src = _SKEL_BUF_SCRATCH0;
+        }
+        s = _skel_kstep_new(p, "skel_overlap_cols", _skel_cdiv(C, (size_t)g.ovc_w) * _skel_cdiv(sh->hi - sh->lo, (size_t)g.ovc_h));
+        for (i = 0; i < sk->nout; ++i) _skel_karg_buf(s, _SKEL_BUF_OUT + i);
+        _skel_karg_buf(s, src);
+        _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)sh->lo);
+        _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)sh->hi);
+        _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)R);
+        _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
+        _skel_karg_num(s, _SKEL_ARG_INT, (int64_t)c->edge);
+        _skel_karg_elem(s, c->edge_value, ie);
+        _skel_karg_x(s, sk, c);
         return SKEL_OK;
     }
     case SKEL_KIND_OVERLAP2D:
     case SKEL_KIND_OVERLAP3D:
-        if (!n) return SKEL_OK;
+        if (hi == lo) return SKEL_OK;
         if (c->out == c->in[0]) {
             p->scratch[0] = n * esz;
             p->copy_in0 = 0;
             in0 = _SKEL_BUF_SCRATCH0;
         }
-        if (sk->kind == SKEL_KIND_OVERLAP3D) {
+        if (sk->kind == SKEL_KIND_OVERLAP3D) {  /* (never split: SPLIT CALLS) */
             s = _skel_kstep_new(p, "skel_overlap3d", _skel_cdiv(C, (size_t)g.ov3_w) *
                                 _skel_cdiv(R, (size_t)(g.block / g.ov3_w)) * _skel_cdiv(sh->depth, (size_t)g.ov3_z));
             _skel_karg_buf(s, _SKEL_BUF_OUT);
             _skel_karg_buf(s, in0);
             _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)sh->depth);
-        } else {
-            s = _skel_kstep_new(p, "skel_overlap2d", _skel_cdiv(C, (size_t)g.ov2_w) * _skel_cdiv(R, (size_t)g.ov2_h));
+        } else {                                /* output rows [lo, hi) of the part */
+            s = _skel_kstep_new(p, "skel_overlap2d", _skel_cdiv(C, (size_t)g.ov2_w) * _skel_cdiv(sh->hi - sh->lo, (size_t)g.ov2_h));
             _skel_karg_buf(s, _SKEL_BUF_OUT);
             _skel_karg_buf(s, in0);
+            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)sh->lo);
+            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)sh->hi);
         }
         _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)R);
         _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
@@ -7405,6 +8317,15 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
    skeletons and dispatch: check the operands once, at the public
    boundary, then choose a variant and run it.
    --------------------------------------------------------------------- */
+/* A split variant's shares refined at one context point (see splits). */
+#define _SKEL_SPLIT_POINTS 8
+typedef struct _skel_refine {
+    uint64_t key;               /* the variant's places and plan shares, and the context point */
+    double share[SKEL_MAX_PARTS];
+    long calls;
+    size_t moved;               /* the bytes the last call's parts copied in first */
+} _skel_refine;
+
 /* An instance is shared by every thread that calls it: its state is made
    once (under _skel_state_lock, published with _SKEL_STORE), and its plan
    is one pointer that skel_set_plan replaces atomically; backend_data is
@@ -7412,6 +8333,7 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
 struct _skel_inst_state {
     skel_plan *plan;                            /* _SKEL_LOAD / _SKEL_STORE */
     void *backend_data[_SKEL_MAX_BACKENDS];   /* e.g. compiled kernels, per backend */
+    _skel_refine refine[_SKEL_SPLIT_POINTS];  /* guarded by _skel_refine_lock */
 };
 static pthread_mutex_t _skel_state_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -7712,7 +8634,7 @@ static int _skel_check_operands(const skel_skeleton *sk, const skel_call *c, _sk
 
 /* Check every operand of a call; fill the shape. No container is touched.
    The call is normalised first (_skel_call_norm): out == outs[0]. */
-static int _skel_check(const skel_skeleton *sk, const skel_call *c, _skel_shape *sh)
+static int _skel_check_ops(const skel_skeleton *sk, const skel_call *c, _skel_shape *sh)
 {
     _SKEL_TRY(_skel_check_operands(sk, c, sh));
     return _skel_check_overlaps(sk, c);
@@ -7819,6 +8741,28 @@ static int _skel_call_norm(const skel_skeleton *sk, const skel_call *call, skel_
     c->outs[0] = c->out;
     return SKEL_OK;
 }
+/* The unit a call splits in and how many there are (SPLIT CALLS): rows
+   for row / column reductions, matrix scans, matrix MapOverlaps and
+   MapOverlap2D; elements for the rest. */
+static void _skel_split_unit(const skel_skeleton *sk, const skel_call *c, _skel_shape *sh)
+{
+    int rows = (sk->kind == SKEL_KIND_REDUCE && c->direction != SKEL_WHOLE) ||
+               (sk->kind == SKEL_KIND_SCAN && sh->rows > 1) || sk->kind == SKEL_KIND_OVERLAP2D ||
+               (sk->kind == SKEL_KIND_OVERLAP && c->in[0]->is_matrix);
+    sh->unit = rows ? _SKEL_UNIT_ROWS : _SKEL_UNIT_ELEMS;
+    sh->units = rows ? sh->rows : sh->n;
+    sh->lo = 0;
+    sh->hi = sh->units;
+    sh->phase = _SKEL_PHASE_RUN;
+}
+
+static int _skel_check(const skel_skeleton *sk, const skel_call *c, _skel_shape *sh)
+{
+    _SKEL_TRY(_skel_check_ops(sk, c, sh));
+    _skel_split_unit(sk, c, sh);
+    return SKEL_OK;
+}
+
 /* The default variant without a plan (see BACKENDS at the top). */
 static void _skel_choose_default(const skel_call *c, const _skel_shape *sh, _skel_variant *v)
 {
@@ -7826,9 +8770,9 @@ static void _skel_choose_default(const skel_call *c, const _skel_shape *sh, _ske
     size_t size = _skel_point_size(sh->point, sh->dims);
     /* data already on a GPU stays there */
     for (i = 0; i < SKEL_MAX_IN && c->in[i]; ++i)
-        if (!(_SKEL_LOAD(&c->in[i]->valid) & 1u))
+        if (!_skel_map_valid(c->in[i], 0))
             for (s = 0; s < _SKEL_LOAD(&_skel_nbackends); ++s)
-                if (_skel_backends[s].is_gpu && (_SKEL_LOAD(&c->in[i]->valid) & (1u << _skel_backends[s].space))) {
+                if (_skel_backends[s].is_gpu && _skel_map_valid(c->in[i], _skel_backends[s].space)) {
                     v->backend = s;
                     return;
                 }
@@ -7853,6 +8797,7 @@ static int _skel_choose_at(skel_skeleton *sk, const _skel_shape *sh, int p, _ske
     if (plan && _skel_plan_at(plan, sh, p, v, &t)) return SKEL_OK;
     memset(v, 0, sizeof *v);
     v->backend = p > 0 ? _skel_place_backend(p) : size >= (size_t)_skel_env.omp_threshold ? _skel_cpu_parallel_backend() : 0;
+    v->device = p > 0 ? _skel_spaces[p].device : 0;
     if (v->backend < 0)
         return _skel_fail(SKEL_EBACKEND, "%s %s: place %d (%s) has no backend", _skel_kind_name(sk->kind), sk->name, p,
                           _skel_place_name(p));
@@ -7872,14 +8817,17 @@ static int _skel_choose(skel_skeleton *sk, const skel_call *c, const _skel_shape
         return _skel_fail(SKEL_EBACKEND, "SKEL_BACKEND=%s: backend %s", _skel_env.forced_name,
                           _skel_backend_why(_skel_env.forced_name, why, sizeof why));
     }
-    if (_skel_env.forced >= 0 && (bound < 0 || _skel_backends[_skel_env.forced].space == bound)) {
+    if (_skel_env.forced >= 0 && (bound < 0 || _skel_place_of(_skel_env.forced, 0) == bound)) {
         v->backend = _skel_env.forced;
-        return SKEL_OK;
+        if (v->backend == _skel_env.split_backend) _skel_split_default(v);   /* SKEL_BACKEND=split: every place */
+        if (bound < 0 || v->backend != _skel_env.split_backend) return SKEL_OK;
     }
     if (!((plan = _skel_plan_of(sk)) && _skel_plan_pick(plan, sh, v)))
         _skel_choose_default(c, sh, v);
     if (c->group) _skel_group_apply(c->group, v);
-    if (bound >= 0 && _skel_backends[v->backend].space != bound) return _skel_choose_at(sk, sh, bound, v);
+    /* a thread bound to a place computes there alone: no split either */
+    if (bound >= 0 && (_skel_place_of(v->backend, v->device) != bound || v->backend == _skel_env.split_backend))
+        return _skel_choose_at(sk, sh, bound, v);
     return SKEL_OK;
 }
 
@@ -7903,6 +8851,22 @@ int skel_choose(skel_skeleton *sk, const skel_call *call, skel_variant *out)
    the CPU run sees the caller's data.  Compile errors are not retried:
    they are the user's to fix. */
 void _skel_test_fallback(int on) { _skel_init(); _skel_env.fallback = on; }
+/* Run part sh of checked call c on variant v and record its writes in
+   the outputs' maps at the place it ran (a split records its parts' own). */
+static int _skel_run_variant(skel_skeleton *sk, const skel_call *c, const _skel_shape *sh, const _skel_variant *v)
+{
+    const _skel_backend *b = &_skel_backends[v->backend];
+    _skel_variant split;
+    int rc;
+    if (b->is_gpu && v->devices > 1) {
+        _skel_split_devices(v, &split);
+        return _skel_split_run(&_skel_backends[split.backend], &split, sk, c, sh);
+    }
+    if ((rc = b->run(b, v, sk, c, sh)) != SKEL_OK || v->backend == _skel_env.split_backend) return rc;
+    _skel_part_written(sk, c, sh, _skel_place_of(v->backend, v->device));
+    return SKEL_OK;
+}
+
 static int _skel_fall_back(skel_skeleton *sk, const skel_call *call, const _skel_shape *sh, const char *gpu, int rc)
 {
     _skel_variant v;
@@ -7912,7 +8876,7 @@ static int _skel_fall_back(skel_skeleton *sk, const skel_call *call, const _skel
     memcpy(why, _skel_errbuf, sizeof why);     /* the log call below may overwrite it */
     _skel_log(SKEL_LOG_WARN, "%s %s: %s failed (%s: %s); running it on %s (SKEL_FALLBACK)", _skel_kind_name(sk->kind),
               sk->name, gpu, skel_error_string(rc), why, _skel_backends[v.backend].name);
-    return _skel_backends[v.backend].run(&_skel_backends[v.backend], &v, sk, call, sh);
+    return _skel_run_variant(sk, call, sh, &v);
 }
 
 /* After the tasks submitted before the call (see "tasks"): wait for its
@@ -7952,8 +8916,9 @@ int skel_run(skel_skeleton *sk, const skel_call *call)
     else {
         if (_skel_verbose >= 2)
             _skel_log(SKEL_LOG_DEBUG, "%s %s: %zu elements on %s", _skel_kind_name(sk->kind), sk->name, sh.n, b->name);
-        rc = b->run(b, &v, sk, &c, &sh);
-        if (rc != SKEL_OK && b->is_gpu && _skel_env.fallback && (rc == SKEL_ENOMEM || rc == SKEL_EDEVICE))
+        rc = _skel_run_variant(sk, &c, &sh, &v);
+        if (rc != SKEL_OK && (b->is_gpu || v.backend == _skel_env.split_backend) && _skel_env.fallback &&
+            (rc == SKEL_ENOMEM || rc == SKEL_EDEVICE))
             rc = _skel_fall_back(sk, &c, &sh, b->name, rc);
     }
     for (i = 0; rc == SKEL_OK && i < sk->nout; ++i)     /* written: an earlier failure is replaced */
@@ -8000,22 +8965,531 @@ int skel_overlap(skel_skeleton *sk, skel_vec *out, skel_vec *in, skel_edge edge,
 }
 
 /* ---------------------------------------------------------------------
+   splits: one call over several places at the same time
+   (DESIGN.md "Threads, places and parts"; manual: SPLIT CALLS).
+
+   A split variant lists parts in index order, each a place (the host with
+   a CPU backend, or a GPU backend's device) with a share.  _skel_split_run:
+     1. layout: the call's units (elements, or rows: _skel_split_unit) cut
+        at the cumulative shares (refined ones, see below); empty parts
+        left out.  An in-place MapOverlap or MapArray (whose parts would
+        read what other parts write) runs whole on its largest part's place;
+     2. prepare: every GPU part's kernels, device copies and scratch
+        (backend prepare), room in call.out's map for every part's write,
+        before any data moves: a failure here leaves every container as it
+        was and names the part (a test hook injects one);
+     3. a vector scan runs steps 4-5 twice: first each part's total
+        (_SKEL_PHASE_TOTAL), from which the parts' carries follow in index
+        order, then the parts' scans, each from its carry;
+     4. host parts first get the ranges they read onto the host (they must
+        be there before the part starts); then the GPU parts run from the
+        calling thread (each uploads only the ranges its place lacks, then
+        queues its kernels) and the host parts on the worker pool: as
+        tasks started first when the GPU parts upload 1 MiB or more (the
+        uploads overlap the host's work), else on the calling thread once
+        the kernels are queued (no task hand-over);
+     5. wait once: the host parts, then each GPU place (its finish time from
+        the space's stamp, where it has one);
+     6. combine: whole and column reductions' part results in index order,
+        on the host (GPU parts leave theirs in their own call.out there);
+        record each part's write of call.out at its place (the ranges stay
+        where they were computed);
+     7. refine: the places' times adjust the shares the next call of this
+        instance at this context point uses (_skel_refine).
+   --------------------------------------------------------------------- */
+typedef struct _skel_spart {
+    _skel_variant v;            /* the backend variant computing it (device = its place) */
+    int space, host;            /* its place; 1: the host (runs as a pool task) */
+    _skel_shape sh;             /* the call's shape with the part's units [lo, hi) */
+    skel_call call;             /* the part's call: its own result or out for reductions, its carry */
+    union { double d; int64_t i; unsigned char b[_SKEL_MAX_ELEM]; } result;  /* a host part's reduction value or scan total */
+    skel_vec *tmp;              /* a part's own call.out (GPU reductions; column reductions) */
+    _skel_task task;
+    double t0, done;            /* the parts' start; seconds from it to its place's finish */
+    const skel_skeleton *sk;
+    int rc;
+} _skel_spart;
+
+typedef struct _skel_split {
+    skel_skeleton *sk;
+    const skel_call *call;
+    int np;
+    _skel_spart part[SKEL_MAX_PARTS];
+    double t0;
+    size_t moved;               /* bytes the parts copied in first (their places lacked them) */
+} _skel_split;
+
+/* tests: the preparation of parts on place `space` fails with rc (-1: none) */
+static int _skel_split_fail_space = -1, _skel_split_fail_rc;
+void _skel_test_split_fail(int space, int rc) { _skel_split_fail_space = space; _skel_split_fail_rc = rc; }
+/* benchmarks: 0 starts the host parts only after the GPU parts' uploads
+   (and launches) also when those are large, to measure what overlapping
+   the transfers with the CPU's work buys (1: the default) */
+static int _skel_split_overlap = 1;
+void _skel_test_split_overlap(int on) { _SKEL_STORE(&_skel_split_overlap, on); }
+
+static int _skel_split_host_task(void *arg)
+{
+    _skel_spart *p = (_skel_spart *)arg;
+    const _skel_backend *b = &_skel_backends[p->v.backend];
+    p->rc = b->run(b, &p->v, (skel_skeleton *)p->sk, &p->call, &p->sh);
+    p->done = _skel_now() - p->t0;
+    return p->rc;
+}
+
+/* Steps 4 and 5 for every part.  When the GPU parts have much to upload
+   first (_SKEL_SPLIT_UPLOADS bytes or more), the host parts run as pool
+   tasks from the start, so that the uploads overlap their work; else the
+   GPU parts' kernels are queued first and this thread runs the host parts
+   itself (no task hand-over: a chain of split calls, whose parts find
+   their data in place, pays no more than a single call).  Each part's
+   finish time goes to done: a host part's when it returned, a GPU place's
+   when its stamp fired (else when its wait returned). */
+#define _SKEL_SPLIT_UPLOADS ((size_t)1 << 20)
+static int _skel_split_go(_skel_split *S)
+{
+    int k, j, rc = SKEL_OK, tasks;
+    size_t uploads = 0;
+    _skel_opbufs bufs;
+    int64_t stamp[SKEL_MAX_PARTS];
+    for (S->moved = 0, k = 0; k < S->np; ++k)
+        S->moved += _skel_part_missing(S->sk, &S->part[k].call, &S->part[k].sh, S->part[k].space);
+    for (k = 0; k < S->np; ++k)     /* the host parts' data first: they start at once */
+        if (S->part[k].host && (rc = _skel_part_acquire(S->sk, &S->part[k].call, &S->part[k].sh, 0, &bufs)) != SKEL_OK)
+            return _skel_fail(rc, "split part %d (host): %s", k, _skel_errbuf);
+    for (k = 0; k < S->np; ++k)
+        if (!S->part[k].host) uploads += _skel_part_missing(S->sk, &S->part[k].call, &S->part[k].sh, S->part[k].space);
+    tasks = uploads >= _SKEL_SPLIT_UPLOADS && _SKEL_LOAD(&_skel_split_overlap);
+    S->t0 = _skel_now();
+    for (k = 0; k < S->np; ++k) {
+        S->part[k].t0 = S->t0;
+        stamp[k] = 0;
+        if (S->part[k].host && tasks) _skel_pool_submit(&S->part[k].task, _skel_split_host_task, &S->part[k]);
+    }
+    for (k = 0; k < S->np; ++k) {
+        _skel_spart *p = &S->part[k];
+        const _skel_backend *b = &_skel_backends[p->v.backend];
+        if (p->host || rc != SKEL_OK) continue;
+        if ((p->rc = b->run(b, &p->v, S->sk, &p->call, &p->sh)) != SKEL_OK)
+            rc = _skel_fail(p->rc, "split part %d (%s): %s", k, _skel_spaces[p->space].name, _skel_errbuf);
+    }
+    for (k = 0; k < S->np; ++k) {   /* each GPU place's stamp, after its last part */
+        _skel_spart *p = &S->part[k];
+        for (j = k + 1; j < S->np && S->part[j].space != p->space; ++j) {}
+        if (!p->host && j == S->np && _skel_spaces[p->space].stamp &&
+            _skel_spaces[p->space].stamp(_skel_spaces[p->space].ctx, &stamp[k]) != SKEL_OK)
+            stamp[k] = -1;
+    }
+    for (k = 0; k < S->np; ++k) {
+        _skel_spart *p = &S->part[k];
+        if (!p->host) continue;
+        if (tasks) _skel_task_wait(&p->task);
+        else _skel_split_host_task(p);
+        if (p->rc != SKEL_OK && rc == SKEL_OK) rc = _skel_fail(p->rc, "split part %d (host): %s", k, _skel_errbuf);
+    }
+    for (k = S->np - 1; k >= 0; --k) {  /* each GPU place once (its last part holds its stamp) */
+        _skel_spart *p = &S->part[k];
+        int w;
+        double end;
+        if (p->host || p->done > 0) continue;
+        w = _skel_spaces[p->space].wait ? _skel_spaces[p->space].wait(_skel_spaces[p->space].ctx) : SKEL_OK;
+        end = _skel_now() - S->t0;
+        if (stamp[k] > 0) end = (double)_SKEL_LOAD(&stamp[k]) * 1e-9 - S->t0;
+        if (w != SKEL_OK && rc == SKEL_OK) rc = _skel_fail(w, "split part %d (%s): %s", k, _skel_spaces[p->space].name, _skel_errbuf);
+        for (j = 0; j < S->np; ++j)
+            if (S->part[j].space == p->space) S->part[j].done = end > 1e-9 ? end : 1e-9;
+    }
+    for (k = 0; rc == SKEL_OK && k < S->np; ++k)    /* a part's own call.out holds its value where it ran */
+        if (S->part[k].tmp) _skel_mark_written(S->part[k].tmp, S->part[k].space);
+    return rc;
+}
+
+/* A part's own call.out for a reduction's value (whole: 1 element) or
+   partial row (columns: cols elements), made where the part runs. */
+static int _skel_split_tmp(_skel_split *S, _skel_spart *p, size_t n)
+{
+    _SKEL_TRY(skel_vec_new(&p->tmp, skel_type_of(S->sk->out_t[0]()), n));
+    p->call.out = p->call.outs[0] = p->tmp;
+    p->call.result = NULL;
+    return SKEL_OK;
+}
+
+/* The parts of call c for units cut[k] .. cut[k + 1] of variant v's parts
+   (empty ones left out), each with its own call. */
+static int _skel_split_parts(_skel_split *S, const _skel_variant *v, const _skel_shape *sh, const size_t *cut, int phase)
+{
+    const skel_skeleton *sk = S->sk;
+    int k, whole = (sk->kind == SKEL_KIND_REDUCE || sk->kind == SKEL_KIND_MAPREDUCE) && S->call->direction == SKEL_WHOLE;
+    int cols = sk->kind == SKEL_KIND_REDUCE && S->call->direction == SKEL_COLS;
+    S->np = 0;
+    for (k = 0; k < v->nparts; ++k) {
+        _skel_spart *p = &S->part[S->np];
+        if (cut[k + 1] <= cut[k]) continue;
+        memset(p, 0, sizeof *p);
+        p->sk = sk;
+        p->v.backend = v->part[k].backend;
+        p->v.device = v->part[k].device;
+        p->v.threads = v->part[k].threads; p->v.block = v->part[k].block; p->v.grid = v->part[k].grid;
+        p->space = _skel_place_of(p->v.backend, p->v.device);
+        p->host = !_skel_backends[p->v.backend].is_gpu;
+        p->sh = *sh;
+        p->sh.lo = cut[k];
+        p->sh.hi = cut[k + 1];
+        p->sh.phase = phase;
+        p->call = *S->call;
+        S->np++;
+        if (whole || phase == _SKEL_PHASE_TOTAL) {     /* its own value: on the host, or where it runs */
+            if (p->host) { p->call.out = p->call.outs[0] = NULL; p->call.result = p->result.b; }
+            else _SKEL_TRY(_skel_split_tmp(S, p, 1));
+        } else if (cols) {
+            _SKEL_TRY(_skel_split_tmp(S, p, sh->cols));
+        }
+    }
+    return SKEL_OK;
+}
+
+static void _skel_split_free(_skel_split *S)
+{
+    int k;
+    for (k = 0; k < S->np; ++k) skel_free(S->part[k].tmp);
+}
+
+/* Step 2: what can fail for want of resources, before any data moves. */
+static int _skel_split_prepare(_skel_split *S)
+{
+    skel_vec *o;
+    int k, rc;
+    for (k = 0; k < S->sk->nout && (o = _skel_out_k(S->call, k)) != NULL; ++k) _SKEL_TRY(_skel_map_reserve(o, S->np));
+    for (k = 0; k < S->np; ++k) {
+        _skel_spart *p = &S->part[k];
+        const _skel_backend *b = &_skel_backends[p->v.backend];
+        rc = p->space == _skel_split_fail_space ? _skel_fail(_skel_split_fail_rc, "injected failure (test)") : SKEL_OK;
+        if (rc == SKEL_OK && b->prepare) rc = b->prepare(b, &p->v, S->sk, &p->call, &p->sh);
+        if (rc != SKEL_OK)
+            return _skel_fail(rc, "%s %s: split part %d of %d (%s, units %zu..%zu) cannot run: %s",
+                              _skel_kind_name(S->sk->kind), S->sk->name, k, S->np, _skel_spaces[p->space].name,
+                              p->sh.lo, p->sh.hi, _skel_errbuf);
+    }
+    return SKEL_OK;
+}
+
+/* The value part p computed (a reduction's, a scan part's total) into dst. */
+static int _skel_split_value(const _skel_spart *p, void *dst, size_t esz)
+{
+    const void *v = p->tmp ? skel_read(p->tmp) : (const void *)p->result.b;
+    if (!v) return SKEL_EDEVICE;
+    memcpy(dst, v, esz);
+    return SKEL_OK;
+}
+
+/* Step 6 for whole and column reductions: the parts' values (rows of
+   them), folded in index order into call.result or call.out (on the host)
+   with the instance's combine (accumulators, not elements). */
+static int _skel_split_combine(_skel_split *S)
+{
+    const skel_skeleton *sk = S->sk;
+    const skel_call *c = S->call;
+    size_t esz = _skel_tsize(sk->out_t[0]), C = c->in[0] ? c->in[0]->cols : 0, x;
+    unsigned char *buf, *col;
+    _skel_job j;
+    int k, rc = SKEL_OK, cols = sk->kind == SKEL_KIND_REDUCE && c->direction == SKEL_COLS;
+    size_t each = cols ? C * esz : esz;
+    void *dst = NULL;
+    if (!(buf = (unsigned char *)SKEL_MALLOC((size_t)S->np * (each + esz) + 1)))
+        return _skel_fail(SKEL_ENOMEM, "split: out of memory");
+    col = buf + (size_t)S->np * each;           /* one column's values, contiguous */
+    for (k = 0; k < S->np && rc == SKEL_OK; ++k) {
+        if (cols) {
+            const void *row = skel_read(S->part[k].tmp);
+            if (row) memcpy(buf + (size_t)k * each, row, each);
+            else rc = SKEL_EDEVICE;
+        } else {
+            rc = _skel_split_value(&S->part[k], buf + (size_t)k * each, esz);
+        }
+    }
+    if (rc == SKEL_OK && c->out && !(dst = _skel_acquire(c->out, 0, _SKEL_WRITE))) rc = _skel_acquire_rc;
+    if (rc == SKEL_OK) {
+        if (!c->out) dst = c->result;
+        memset(&j, 0, sizeof j);
+        j.in[0] = cols ? col : buf;
+        for (x = 0; x < (cols ? C : 1); ++x) {
+            for (k = 0; cols && k < S->np; ++k) memcpy(col + (size_t)k * esz, buf + (size_t)k * each + x * esz, esz);
+            sk->cpu.combine(&j, 0, (size_t)S->np, (unsigned char *)dst + x * esz);
+        }
+        if (c->out) _skel_mark_written(c->out, 0);
+    }
+    SKEL_FREE(buf);
+    return rc == SKEL_OK ? SKEL_OK : _skel_fail(rc, "%s %s: split: cannot combine the parts: %s", _skel_kind_name(sk->kind),
+                                                sk->name, _skel_errbuf);
+}
+
+/* Step 3: each part's carry from the parts' totals (phase 1 ran them):
+   part k starts from init (+) total 0 (+) .. (+) total k-1, in order. */
+static int _skel_split_carries(_skel_split *S, unsigned char *carry)
+{
+    const skel_skeleton *sk = S->sk;
+    size_t esz = _skel_tsize(sk->out_t[0]);
+    unsigned char pair[2 * _SKEL_MAX_ELEM];
+    _skel_job j;
+    int k, have = S->call->init != NULL;
+    memset(&j, 0, sizeof j);
+    j.in[0] = pair;
+    if (have) memcpy(carry, S->call->init, esz);
+    for (k = 0; k + 1 < S->np; ++k) {
+        unsigned char *next = carry + (size_t)(k + 1) * esz;
+        _SKEL_TRY(_skel_split_value(&S->part[k], have ? pair + esz : next, esz));
+        if (have) {
+            memcpy(pair, carry + (size_t)k * esz, esz);
+            sk->cpu.combine(&j, 0, 2, next);
+        }
+        have = 1;
+    }
+    return SKEL_OK;
+}
+
+/* ---- refinement: a call repeated at one context point corrects its
+   shares from its places' times.  Each place's rate is its share over its
+   time; the next shares move halfway towards the rates' proportions, at
+   most 0.1 a call and 0.25 away from the plan's shares in all, and only
+   when the slowest place took 50 us or more (shorter calls are mostly
+   fixed costs), and only from a call that copied about as many bytes
+   between places as the one before it at this point (within a quarter,
+   or 64 KiB): the times of a call that distributes the data (the first
+   of a chain of calls, a change of split) say nothing of the calls after
+   it, which move only halos.  Kept per instance for _SKEL_SPLIT_POINTS points
+   (the latest replace the oldest); SKEL_SPLIT_REFINE=0 turns it off;
+   SKEL_VERBOSE=1 logs each change. ---- */
+static pthread_mutex_t _skel_refine_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t _skel_refine_key(const _skel_variant *v, const _skel_shape *sh)
+{
+    uint64_t h = _skel_hash(_SKEL_HASH_SEED, sh->point, sizeof sh->point);
+    int k;
+    for (k = 0; k < v->nparts; ++k) {
+        int id[2];
+        id[0] = v->part[k].backend;
+        id[1] = v->part[k].device;
+        h = _skel_hash(h, id, sizeof id);
+        h = _skel_hash(h, &v->part[k].share, sizeof v->part[k].share);
+    }
+    return h;
+}
+
+static int _skel_refine_state = -1;     /* SKEL_SPLIT_REFINE, read once; tests set it */
+static int _skel_refine_on(void)
+{
+    int v = _SKEL_LOAD(&_skel_refine_state);
+    if (v < 0) _SKEL_STORE(&_skel_refine_state, v = _skel_env_int_max("SKEL_SPLIT_REFINE", 1, 1));
+    return v;
+}
+void _skel_test_split_refine(int on) { _SKEL_STORE(&_skel_refine_state, on); }
+
+/* The shares this call uses: a refinement of v's for this point, or v's. */
+static void _skel_refine_get(skel_skeleton *sk, const _skel_variant *v, const _skel_shape *sh, double *share)
+{
+    struct _skel_inst_state *st = _skel_state(sk);
+    uint64_t key = _skel_refine_key(v, sh);
+    int k, i;
+    for (k = 0; k < v->nparts; ++k) share[k] = v->part[k].share;
+    if (!st || !_skel_refine_on()) return;
+    pthread_mutex_lock(&_skel_refine_lock);
+    for (i = 0; i < _SKEL_SPLIT_POINTS; ++i)
+        if (st->refine[i].calls && st->refine[i].key == key) {
+            for (k = 0; k < v->nparts; ++k) share[k] = st->refine[i].share[k];
+            break;
+        }
+    pthread_mutex_unlock(&_skel_refine_lock);
+}
+
+/* After a split call: the shares of the next one at this point.  A place
+   with several parts (logical partitions of one GPU) has one rate: its
+   parts' shares over the time its last part ended. */
+static void _skel_refine_put(skel_skeleton *sk, const _skel_variant *v, const _skel_shape *sh, const double *used,
+                             const _skel_split *S)
+{
+    struct _skel_inst_state *st = _skel_state(sk);
+    uint64_t key = _skel_refine_key(v, sh);
+    double t[SKEL_MAX_PARTS], ps[SKEL_MAX_PARTS], rate_sum = 0, tmax = 0, next[SKEL_MAX_PARTS], sum = 0, moved = 0;
+    int space[SKEL_MAX_PARTS], k, j, i, slot = 0;
+    char msg[512];
+    size_t len = 0;
+    if (!st || !_skel_refine_on() || v->nparts < 2) return;
+    for (k = 0; k < v->nparts; ++k) space[k] = _skel_place_of(v->part[k].backend, v->part[k].device);
+    for (k = 0; k < v->nparts; ++k) {      /* part k's place: its time and its shares */
+        t[k] = ps[k] = 0;
+        for (j = 0; j < S->np; ++j)
+            if (S->part[j].space == space[k] && S->part[j].done > t[k]) t[k] = S->part[j].done;
+        for (j = 0; j < v->nparts; ++j)
+            if (space[j] == space[k]) ps[k] += used[j];
+        if (t[k] > tmax) tmax = t[k];
+        if (ps[k] <= 0 || t[k] <= 0) return;    /* a place without work: no rate to learn */
+    }
+    if (tmax < 50e-6) return;
+    for (k = 0; k < v->nparts; ++k) {      /* each place once */
+        for (j = 0; j < k && space[j] != space[k]; ++j) {}
+        if (j == k) rate_sum += ps[k] / t[k];
+    }
+    for (k = 0; k < v->nparts; ++k) {
+        /* the place's share at its rate, this part's fraction of it; halfway there, bounded */
+        double target = (ps[k] / t[k]) / rate_sum * (used[k] / ps[k]), x;
+        x = used[k] + 0.5 * (target - used[k]);
+        if (x > used[k] + 0.1) x = used[k] + 0.1;
+        if (x < used[k] - 0.1) x = used[k] - 0.1;
+        if (x > v->part[k].share + 0.25) x = v->part[k].share + 0.25;
+        if (x < v->part[k].share - 0.25) x = v->part[k].share - 0.25;
+        next[k] = x > 0 ? x : 0;
+        sum += next[k];
+    }
+    if (!(sum > 0)) return;
+    pthread_mutex_lock(&_skel_refine_lock);
+    for (i = 0; i < _SKEL_SPLIT_POINTS; ++i) {
+        if (st->refine[i].calls && st->refine[i].key == key) { slot = i; break; }
+        if (st->refine[i].calls < st->refine[slot].calls) slot = i;
+    }
+    if (i == _SKEL_SPLIT_POINTS) {  /* a new point: the least used slot; no step from the first call */
+        st->refine[slot].calls = 0;
+        st->refine[slot].moved = ~(size_t)0;
+        for (k = 0; k < v->nparts; ++k) st->refine[slot].share[k] = used[k];
+    }
+    st->refine[slot].key = key;
+    st->refine[slot].calls++;
+    {   /* another regime of data movement than the call before: record it, no step */
+        size_t a = st->refine[slot].moved, b = S->moved, d = a > b ? a - b : b - a, m = a > b ? a : b;
+        st->refine[slot].moved = S->moved;
+        if (a == ~(size_t)0 || d > m / 4 + 65536) {
+            pthread_mutex_unlock(&_skel_refine_lock);
+            return;
+        }
+    }
+    for (k = 0; k < v->nparts; ++k) {
+        st->refine[slot].share[k] = next[k] / sum;
+        moved += fabs(next[k] / sum - used[k]);
+    }
+    pthread_mutex_unlock(&_skel_refine_lock);
+    if (moved < 0.002) return;
+    for (k = 0; k < v->nparts && len < sizeof msg; ++k)
+        len += (size_t)snprintf(msg + len, sizeof msg - len, "%s %s %.3f -> %.3f (%.3g ms)", k ? "," : "",
+                                _skel_spaces[space[k]].name, used[k], next[k] / sum, 1e3 * t[k]);
+    _skel_log(SKEL_LOG_INFO, "%s %s: split shares refined:%s", _skel_kind_name(sk->kind), sk->name, msg);
+}
+
+/* Why call c runs whole on one place although its variant is a split
+   (SPLIT CALLS: the fallback rule), or NULL when it splits: MapPairs,
+   MapPairsReduce and MapOverlap3D do not split yet; an in-place MapOverlap
+   or MapArray (an output that is in[0]) would have its parts read what
+   other parts write. */
+static const char *_skel_split_whole(const skel_skeleton *sk, const skel_call *c)
+{
+    int k;
+    switch (sk->kind) {
+    case SKEL_KIND_MAPPAIRS: return "MapPairs";
+    case SKEL_KIND_MAPPAIRSREDUCE: return "MapPairsReduce";
+    case SKEL_KIND_OVERLAP3D: return "MapOverlap3D";
+    case SKEL_KIND_OVERLAP:
+    case SKEL_KIND_OVERLAP2D:
+    case SKEL_KIND_MAPARRAY:
+        for (k = 0; k < sk->nout; ++k)
+            if (_skel_out_k(c, k) == c->in[0]) return "in place";
+        return NULL;
+    default: return NULL;
+    }
+}
+
+/* The split backend's run: call c over v's parts (see the banner). */
+static int _skel_split_run(const _skel_backend *b, const _skel_variant *v, skel_skeleton *sk, const skel_call *c,
+                           const _skel_shape *sh)
+{
+    _skel_split S;
+    size_t cut[SKEL_MAX_PARTS + 1];
+    double share[SKEL_MAX_PARTS], acc = 0;
+    union { double d; unsigned char b[SKEL_MAX_PARTS * _SKEL_MAX_ELEM]; } carry;
+    const char *why;
+    int k, rc;
+    (void)b;
+    if (v->nparts < 1) return _skel_fail(SKEL_EINVAL, "%s %s: a split variant without parts", _skel_kind_name(sk->kind), sk->name);
+    memset(&S, 0, sizeof S);
+    S.sk = sk;
+    S.call = c;
+    if ((why = _skel_split_whole(sk, c)) != NULL) {    /* one place: the largest part's */
+        _skel_variant one;
+        int big = 0;
+        for (k = 1; k < v->nparts; ++k)
+            if (v->part[k].share > v->part[big].share) big = k;
+        memset(&one, 0, sizeof one);
+        one.backend = v->part[big].backend;
+        one.device = v->part[big].device;
+        one.threads = v->part[big].threads; one.block = v->part[big].block; one.grid = v->part[big].grid;
+        if (_skel_verbose >= 2)
+            _skel_log(SKEL_LOG_DEBUG, "%s %s: not split (%s): whole on %s", _skel_kind_name(sk->kind), sk->name, why,
+                      _skel_backends[one.backend].name);
+        return _skel_run_variant(sk, c, sh, &one);
+    }
+    _skel_refine_get(sk, v, sh, share);
+    cut[0] = 0;
+    for (k = 0; k < v->nparts; ++k) {
+        acc += share[k];
+        cut[k + 1] = k + 1 == v->nparts ? sh->units : (size_t)(acc * (double)sh->units + 0.5);
+        if (cut[k + 1] > sh->units) cut[k + 1] = sh->units;
+        if (cut[k + 1] < cut[k]) cut[k + 1] = cut[k];
+    }
+    if (sk->kind == SKEL_KIND_SCAN && sh->unit == _SKEL_UNIT_ELEMS) {
+        int nonempty = 0;
+        for (k = 0; k < v->nparts; ++k) nonempty += cut[k + 1] > cut[k];
+        if (nonempty > 1) {     /* phase 1: the parts' totals, then their carries */
+            rc = _skel_split_parts(&S, v, sh, cut, _SKEL_PHASE_TOTAL);
+            if (rc == SKEL_OK) rc = _skel_split_prepare(&S);
+            if (rc == SKEL_OK) rc = _skel_split_go(&S);
+            if (rc == SKEL_OK) rc = _skel_split_carries(&S, carry.b);
+            _skel_split_free(&S);
+            if (rc != SKEL_OK) return rc;
+        }
+    }
+    rc = _skel_split_parts(&S, v, sh, cut, _SKEL_PHASE_RUN);
+    if (rc == SKEL_OK && sk->kind == SKEL_KIND_SCAN && sh->unit == _SKEL_UNIT_ELEMS)
+        for (k = 1; k < S.np; ++k) S.part[k].call.init = carry.b + (size_t)k * _skel_tsize(sk->out_t[0]);
+    if (rc == SKEL_OK) rc = _skel_split_prepare(&S);
+    if (rc == SKEL_OK) rc = _skel_split_go(&S);
+    if (rc == SKEL_OK && (sk->kind == SKEL_KIND_REDUCE || sk->kind == SKEL_KIND_MAPREDUCE) && c->direction != SKEL_ROWS)
+        rc = _skel_split_combine(&S);
+    else if (rc == SKEL_OK)
+        for (k = 0; k < S.np; ++k) _skel_part_written(sk, &S.part[k].call, &S.part[k].sh, S.part[k].space);
+    if (rc == SKEL_OK) {
+        if (_skel_verbose >= 2)
+            for (k = 0; k < S.np; ++k)
+                _skel_log(SKEL_LOG_DEBUG, "%s %s: split part %d: units %zu..%zu on %s (%s), %.3g ms",
+                          _skel_kind_name(sk->kind), sk->name, k, S.part[k].sh.lo, S.part[k].sh.hi,
+                          _skel_spaces[S.part[k].space].name, _skel_backends[S.part[k].v.backend].name,
+                          1e3 * S.part[k].done);
+        _skel_refine_put(sk, v, sh, share, &S);
+    }
+    _skel_split_free(&S);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------
    execution plans: a list of ranges (thesis Fig. 4.3) or a dispatch tree
    (seed 000 §3.2) that the tuner builds or a plan file holds.
    --------------------------------------------------------------------- */
-#include <math.h>
-
 typedef struct _skel_range {
     size_t lo, hi;
     _skel_variant v;
 } _skel_range;
 
-/* One entry of a tree's variant table, by name so that a file carries it. */
 #define _SKEL_MAX_PVARS 256         /* variants a tuning or plan file may hold */
+/* One entry of a tree's variant table, by name so that a file carries it;
+   a split's parts likewise. */
+typedef struct _skel_ppart {
+    char backend[16];
+    int device, threads, block, grid;
+    double share;
+    int index;                  /* registry index; -1: not on this machine */
+} _skel_ppart;
 typedef struct _skel_pvar {
     char backend[16];
-    int threads, block, grid, devices, tiling;
-    int index;                  /* registry index; -1: not on this machine */
+    int threads, block, grid, devices, tiling, device;
+    int nparts;                 /* a split's parts (shares summing to 1) */
+    _skel_ppart part[SKEL_MAX_PARTS];
+    int index;                  /* registry index; -1: not on this machine (nor, for a split, a part's) */
     int pruned;                 /* depth after which the tuner dropped it; -1: kept */
 } _skel_pvar;
 
@@ -8051,6 +9525,7 @@ typedef struct _skel_tconf {
     int kind, in_type, out_type, nin, index_mode, dr, dc, weighted, has_uniform;
     int direction, edge, exclusive;
     int max_depth, min_depth, max_nodes, reps, repeats, in_loc[SKEL_MAX_IN], out_to_host, split, cost_model;
+    int splits;                 /* split variants made: 1 yes, 0 no (format 4; 0 for now) */
     double time_budget, timeout, tolerance, prune;
     uint64_t variants_hash;     /* hash of an explicit variant list; 0: every backend */
     int nout, nview, nrow, dd;  /* (version 3) the instance's form; -1: not stored (versions 1, 2) */
@@ -8364,9 +9839,73 @@ int skel_plan_add(skel_plan *p, size_t lo, size_t hi, const skel_variant *v)
 
 static void _skel_pvar_public(const _skel_pvar *pv, skel_variant *out)
 {
+    int k;
+    memset(out, 0, sizeof *out);
     out->backend = pv->backend;
     out->threads = pv->threads; out->block = pv->block;
     out->grid = pv->grid; out->devices = pv->devices; out->tiling = pv->tiling;
+    out->device = pv->device;
+    for (k = 0; k < pv->nparts; ++k) {
+        const _skel_ppart *p = &pv->part[k];
+        out->parts[k].backend = p->backend;
+        out->parts[k].device = p->device;
+        out->parts[k].share = p->share;
+        out->parts[k].threads = p->threads; out->parts[k].block = p->block; out->parts[k].grid = p->grid;
+    }
+}
+
+/* The variant a (resolved) table entry names. */
+static void _skel_pvar_variant(const _skel_pvar *pv, _skel_variant *v)
+{
+    int k;
+    memset(v, 0, sizeof *v);
+    v->backend = pv->index;
+    v->threads = pv->threads; v->block = pv->block;
+    v->grid = pv->grid; v->devices = pv->devices; v->tiling = pv->tiling;
+    v->device = pv->device;
+    v->nparts = pv->nparts;
+    for (k = 0; k < pv->nparts; ++k) {
+        const _skel_ppart *p = &pv->part[k];
+        v->part[k].backend = p->index;
+        v->part[k].device = p->device;
+        v->part[k].threads = p->threads; v->part[k].block = p->block; v->part[k].grid = p->grid;
+        v->part[k].share = p->share;
+    }
+}
+
+/* A table entry for public variant v (names copied; not resolved); 0, or
+   why not. */
+static const char *_skel_pvar_from(const skel_variant *v, _skel_pvar *pv)
+{
+    int k;
+    double sum = 0;
+    memset(pv, 0, sizeof *pv);
+    pv->pruned = -1;
+    if (!v->backend || !*v->backend || strlen(v->backend) >= sizeof pv->backend) return "no (or too long a) backend name";
+    if (v->threads < 0 || v->block < 0 || v->grid < 0 || v->devices < 0 || v->device < 0 || v->tiling < 0)
+        return "a negative parameter";
+    if (v->threads > SKEL_MAX_THREADS) return "more threads than SKEL_MAX_THREADS (1024 unless redefined)";
+    snprintf(pv->backend, sizeof pv->backend, "%s", v->backend);
+    pv->threads = v->threads; pv->block = v->block;
+    pv->grid = v->grid; pv->devices = v->devices; pv->tiling = v->tiling;
+    pv->device = v->device;
+    for (k = 0; k < SKEL_MAX_PARTS && v->parts[k].backend && strcmp(v->backend, "split") == 0; ++k) {
+        const skel_part *p = &v->parts[k];
+        _skel_ppart *q = &pv->part[k];
+        if (!*p->backend || strlen(p->backend) >= sizeof q->backend) return "a part with no (or too long a) backend name";
+        if (p->threads < 0 || p->threads > SKEL_MAX_THREADS || p->block < 0 || p->grid < 0 || p->device < 0 ||
+            !(p->share >= 0 && p->share <= 1e9))
+            return "a part with a parameter out of range";
+        snprintf(q->backend, sizeof q->backend, "%s", p->backend);
+        q->device = p->device;
+        q->threads = p->threads; q->block = p->block; q->grid = p->grid;
+        q->share = p->share;
+        sum += p->share;
+    }
+    pv->nparts = k;
+    if (k && !(sum > 0)) return "a split whose shares sum to 0";
+    for (k = 0; k < pv->nparts; ++k) pv->part[k].share /= sum;
+    return NULL;
 }
 
 int skel_plan_lookup_point(const skel_plan *p, const size_t *point, int dims, skel_variant *out)
@@ -8420,9 +9959,8 @@ static int _skel_plan_pick(const skel_plan *p, const _skel_shape *sh, _skel_vari
         if (!_skel_shape_point(sh, t->conf.dims, pt)) return 0;
         i = _skel_tree_lookup(t, pt);
         if (i < 0 || t->vars[i].index < 0) return 0;
-        v->backend = t->vars[i].index;
-        v->threads = t->vars[i].threads; v->block = t->vars[i].block;
-        v->grid = t->vars[i].grid; v->devices = t->vars[i].devices; v->tiling = t->vars[i].tiling;
+        _skel_pvar_variant(&t->vars[i], v);
+        if (v->backend == _skel_env.split_backend && !v->nparts) _skel_split_default(v);
         return 1;
     } else {
         size_t n = _skel_point_size(sh->point, sh->dims);
@@ -8473,18 +10011,18 @@ static int _skel_plan_at(const skel_plan *p, const _skel_shape *sh, int place, _
     size_t pt[2];
     *time = -1;
     if (!t) {
-        if (!_skel_plan_pick(p, sh, v) || _skel_backends[v->backend].space != place) return 0;
+        if (!_skel_plan_pick(p, sh, v) || v->nparts || _skel_place_of(v->backend, v->device) != place) return 0;
         return 1;
     }
     if (!_skel_shape_point(sh, t->conf.dims, pt)) return 0;
-    for (i = 0; i < t->nvar; ++i) {
-        if ((b = t->vars[i].index) < 0 || _skel_backends[b].space != place) continue;
+    for (i = 0; i < t->nvar; ++i) {     /* single-place variants only: a split is no place's */
+        if ((b = t->vars[i].index) < 0 || t->vars[i].nparts || t->vars[i].devices > 1 ||
+            _skel_place_of(b, t->vars[i].device) != place)
+            continue;
         if ((ti = _skel_tree_predict(t, pt, i)) >= 0 && (best < 0 || ti < bt)) { best = i; bt = ti; }
     }
     if (best < 0) return 0;
-    v->backend = t->vars[best].index;
-    v->threads = t->vars[best].threads; v->block = t->vars[best].block;
-    v->grid = t->vars[best].grid; v->devices = t->vars[best].devices; v->tiling = t->vars[best].tiling;
+    _skel_pvar_variant(&t->vars[best], v);
     *time = bt;
     return 1;
 }
@@ -8525,7 +10063,8 @@ static void _skel_group_apply(int group, _skel_variant *v)
     pthread_mutex_lock(&_skel_group_lock);
     for (i = 0; i < _skel_ngroups; ++i)
         if (_skel_groups[i].id == group) {
-            if (_skel_backends[_skel_groups[i].v.backend].space != _skel_backends[v->backend].space)
+            if (_skel_backends[_skel_groups[i].v.backend].space != _skel_backends[v->backend].space &&
+                v->backend != _skel_env.split_backend && _skel_groups[i].v.backend != _skel_env.split_backend)
                 *v = _skel_groups[i].v;
             break;
         }
@@ -8579,9 +10118,10 @@ int skel_plan_stats_get(const skel_plan *p, skel_plan_stats *out)
    --------------------------------------------------------------------- */
 
 #define _SKEL_PLAN_MAGIC "SKELPLAN"
-#define _SKEL_PLAN_VERSION 3u        /* 2: 2-D open leaves interpolate; 2-D Map, Scan, MapReduce;
+#define _SKEL_PLAN_VERSION 4u        /* 2: 2-D open leaves interpolate; 2-D Map, Scan, MapReduce;
                                         3: the instance's form (outputs, views, row operands, dD),
-                                           each variant's tiling */
+                                           each variant's tiling;
+                                        4: variants carry a device and a split's parts; desc.splits */
 #define _SKEL_PLAN_HEADER 24        /* magic, version, flags, payload length */
 #define _SKEL_MAX_TREE (1 << 20)    /* points or nodes a file may hold */
 
@@ -8759,6 +10299,7 @@ static void _skel_conf_put(_skel_buf *b, const _skel_tconf *c)
     _skel_put_i32(b, c->repeats);
     for (i = 0; i < SKEL_MAX_IN; ++i) _skel_put_i32(b, c->in_loc[i]);
     _skel_put_i32(b, c->out_to_host); _skel_put_i32(b, c->split); _skel_put_i32(b, c->cost_model);
+    _skel_put_i32(b, c->splits);
     _skel_put_f64(b, c->time_budget); _skel_put_f64(b, c->timeout);
     _skel_put_f64(b, c->tolerance); _skel_put_f64(b, c->prune);
     _skel_put_u64(b, c->variants_hash);
@@ -8791,6 +10332,7 @@ static const char *_skel_conf_get(_skel_rd *r, _skel_tconf *c, uint32_t version)
     c->repeats = _skel_get_i32(r);
     for (i = 0; i < SKEL_MAX_IN; ++i) c->in_loc[i] = _skel_get_i32(r);
     c->out_to_host = _skel_get_i32(r); c->split = _skel_get_i32(r); c->cost_model = _skel_get_i32(r);
+    if (version >= 4) c->splits = _skel_get_i32(r);
     c->time_budget = _skel_get_f64(r); c->timeout = _skel_get_f64(r);
     c->tolerance = _skel_get_f64(r); c->prune = _skel_get_f64(r);
     c->variants_hash = _skel_get_u64(r);
@@ -8868,10 +10410,20 @@ static int _skel_tree_serialize(const _skel_tree *t, _skel_buf *b)
     _skel_put_u32(b, (uint32_t)t->nvar);
     for (v = 0; v < t->nvar; ++v) {
         const _skel_pvar *pv = &t->vars[v];
+        int k;
         _skel_put_str(b, pv->backend);
         _skel_put_i32(b, pv->threads); _skel_put_i32(b, pv->block);
         _skel_put_i32(b, pv->grid); _skel_put_i32(b, pv->devices); _skel_put_i32(b, pv->pruned);
         _skel_put_i32(b, pv->tiling);
+        _skel_put_i32(b, pv->device);
+        _skel_put_u32(b, (uint32_t)pv->nparts);
+        for (k = 0; k < pv->nparts; ++k) {
+            const _skel_ppart *q = &pv->part[k];
+            _skel_put_str(b, q->backend);
+            _skel_put_i32(b, q->device); _skel_put_i32(b, q->threads);
+            _skel_put_i32(b, q->block); _skel_put_i32(b, q->grid);
+            _skel_put_f64(b, q->share);
+        }
     }
     _skel_put_u32(b, (uint32_t)t->npoints);
     for (i = 0; i < t->npoints; ++i) {
@@ -8943,13 +10495,24 @@ static const char *_skel_tree_validate(const _skel_tree *t)
     return NULL;
 }
 
+/* Registry indices of every entry (and part); an entry whose backend, a
+   part's backend or device is not on this machine gets -1.  Returns how
+   many did. */
 static int _skel_resolve_pvars(_skel_tree *t)
 {
-    int v, missing = 0;
+    int v, k, missing = 0;
     _skel_init();
     for (v = 0; v < t->nvar; ++v) {
-        t->vars[v].index = _skel_backend_find(t->vars[v].backend);
-        missing += t->vars[v].index < 0;
+        _skel_pvar *pv = &t->vars[v];
+        pv->index = _skel_backend_find(pv->backend);
+        if (pv->index >= 0 && pv->device && _skel_place_of(pv->index, pv->device) < 0) pv->index = -1;
+        for (k = 0; k < pv->nparts; ++k) {
+            _skel_ppart *q = &pv->part[k];
+            q->index = _skel_backend_find(q->backend);
+            if (q->index < 0 || _skel_place_of(q->index, q->device) < 0 || q->index == _skel_env.split_backend)
+                pv->index = -1;
+        }
+        missing += pv->index < 0;
     }
     return missing;
 }
@@ -8986,6 +10549,7 @@ static int _skel_plan_parse(const unsigned char *buf, size_t len, skel_plan **ou
     memset(t->vars, 0, (size_t)t->nvar * sizeof *t->vars);
     for (v = 0; v < t->nvar; ++v) {
         _skel_pvar *pv = &t->vars[v];
+        double sum = 0;
         _skel_get_str(&r, pv->backend, sizeof pv->backend);
         pv->threads = _skel_get_i32(&r); pv->block = _skel_get_i32(&r);
         pv->grid = _skel_get_i32(&r); pv->devices = _skel_get_i32(&r); pv->pruned = _skel_get_i32(&r);
@@ -8993,6 +10557,23 @@ static int _skel_plan_parse(const unsigned char *buf, size_t len, skel_plan **ou
         if (r.bad || !pv->backend[0] || pv->threads < 0 || pv->threads > SKEL_MAX_THREADS || pv->block < 0 ||
             pv->grid < 0 || pv->devices < 0 || pv->tiling < 0)
             _SKEL_PBAD("bad variant %d", v);
+        if (version >= 4) {
+            pv->device = _skel_get_i32(&r);
+            pv->nparts = (int)_skel_get_u32(&r);
+            if (r.bad || pv->device < 0 || pv->nparts < 0 || pv->nparts > SKEL_MAX_PARTS) _SKEL_PBAD("bad variant %d", v);
+            for (k = 0; k < pv->nparts; ++k) {
+                _skel_ppart *q = &pv->part[k];
+                _skel_get_str(&r, q->backend, sizeof q->backend);
+                q->device = _skel_get_i32(&r); q->threads = _skel_get_i32(&r);
+                q->block = _skel_get_i32(&r); q->grid = _skel_get_i32(&r);
+                q->share = _skel_get_f64(&r);
+                if (r.bad || !q->backend[0] || q->device < 0 || q->threads < 0 || q->block < 0 || q->grid < 0 ||
+                    !(q->share >= 0 && q->share <= 1))
+                    _SKEL_PBAD("bad part %d of variant %d", k, v);
+                sum += q->share;
+            }
+            if (pv->nparts && !(sum > 0.999 && sum < 1.001)) _SKEL_PBAD("variant %d: its shares sum to %g", v, sum);
+        }
     }
     t->npoints = (int)_skel_get_u32(&r);
     if (r.bad || t->npoints < 1 || t->npoints > _SKEL_MAX_TREE ||
@@ -9239,15 +10820,24 @@ static void _skel_tune_defaults(const skel_tune_desc *d, _skel_tconf *c)
     c->prune = d->prune > 0 ? d->prune : d->prune < 0 ? -1 : 0.25;
     c->split = d->split == SKEL_SPLIT_LINEAR;
     c->cost_model = d->cost != NULL;
+    c->splits = 0;                  /* (the 2-D tuner makes no split variants yet) */
     if ((d->variants && d->nvariants > 0) || (d->backends && *d->backends)) {
         uint64_t h = _SKEL_FNV_SEED;
         if (d->backends && *d->backends) h = _skel_fnv1a(d->backends, strlen(d->backends) + 1, h);
         for (i = 0; d->variants && i < d->nvariants; ++i) {
             const skel_variant *v = &d->variants[i];
-            int prm[5];
+            int prm[5], k;
             prm[0] = v->threads; prm[1] = v->block; prm[2] = v->grid; prm[3] = v->devices; prm[4] = v->tiling;
             h = _skel_fnv1a(v->backend ? v->backend : "", v->backend ? strlen(v->backend) + 1 : 1, h);
             h = _skel_fnv1a(prm, sizeof prm, h);
+            if (v->device) h = _skel_fnv1a(&v->device, sizeof v->device, h);     /* (device 0 hashes as before) */
+            for (k = 0; k < SKEL_MAX_PARTS && v->parts[k].backend; ++k) {
+                const skel_part *p = &v->parts[k];
+                prm[0] = p->threads; prm[1] = p->block; prm[2] = p->grid; prm[3] = p->device; prm[4] = 0;
+                h = _skel_fnv1a(p->backend, strlen(p->backend) + 1, h);
+                h = _skel_fnv1a(prm, sizeof prm, h);
+                h = _skel_fnv1a(&p->share, sizeof p->share, h);
+            }
         }
         c->variants_hash = h;
     }
@@ -9329,6 +10919,7 @@ static int _skel_tune_variants(const skel_tune_desc *d, _skel_tree *t)
         for (b = 0; b < _SKEL_LOAD(&_skel_nbackends); ++b) {
             const _skel_backend *be = &_skel_backends[b];
             int m = 0;
+            if (b == _skel_env.split_backend) continue;     /* the tuner makes its splits itself */
             if (be->candidates) {
                 m = be->candidates(be, cand + n, _SKEL_MAX_PVARS - n);
                 if (m < 0) m = 0;
@@ -9370,18 +10961,8 @@ static int _skel_tune_variants(const skel_tune_desc *d, _skel_tree *t)
         return _skel_fail(SKEL_ENOMEM, "skel_tune: out of memory");
     memset(t->vars, 0, (size_t)n * sizeof *t->vars);
     for (i = 0; i < n; ++i) {
-        _skel_pvar *pv = &t->vars[i];
-        if (!cand[i].backend || !*cand[i].backend || strlen(cand[i].backend) >= sizeof pv->backend)
-            return _skel_fail(SKEL_EINVAL, "skel_tune: variant %d has no (or too long a) backend name", i);
-        if (cand[i].threads < 0 || cand[i].block < 0 || cand[i].grid < 0 || cand[i].devices < 0 || cand[i].tiling < 0)
-            return _skel_fail(SKEL_EINVAL, "skel_tune: variant %d has a negative parameter", i);
-        if (cand[i].threads > SKEL_MAX_THREADS)
-            return _skel_fail(SKEL_EINVAL, "skel_tune: variant %d asks for %d threads (at most SKEL_MAX_THREADS, %d)", i,
-                              cand[i].threads, SKEL_MAX_THREADS);
-        snprintf(pv->backend, sizeof pv->backend, "%s", cand[i].backend);
-        pv->threads = cand[i].threads; pv->block = cand[i].block;
-        pv->grid = cand[i].grid; pv->devices = cand[i].devices; pv->tiling = cand[i].tiling;
-        pv->pruned = -1;
+        const char *why = _skel_pvar_from(&cand[i], &t->vars[i]);
+        if (why) return _skel_fail(SKEL_EINVAL, "skel_tune: variant %d has %s", i, why);
     }
     t->nvar = n;
     if (_skel_resolve_pvars(t) && !d->cost) {
@@ -9393,15 +10974,30 @@ static int _skel_tune_variants(const skel_tune_desc *d, _skel_tree *t)
     return SKEL_OK;
 }
 
-/* A short label: "seq", "omp/2", "cuda/b256/g1024". */
+/* A short label: "seq", "omp/2", "cuda/b256/g1024", "cuda:1",
+   "split[pool/16 .31|cuda .69]". */
+static int _skel_place_label(char *buf, size_t size, const char *backend, int device, int threads, int block, int grid)
+{
+    int w = snprintf(buf, size, "%s", backend);
+    if (device && w >= 0 && (size_t)w < size) w += snprintf(buf + w, size - (size_t)w, ":%d", device);
+    if (threads && w >= 0 && (size_t)w < size) w += snprintf(buf + w, size - (size_t)w, "/%d", threads);
+    if (block && w >= 0 && (size_t)w < size) w += snprintf(buf + w, size - (size_t)w, "/b%d", block);
+    if (grid && w >= 0 && (size_t)w < size) w += snprintf(buf + w, size - (size_t)w, "/g%d", grid);
+    return w;
+}
+
+#define _SKEL_LABEL 128
 static const char *_skel_pvar_label(const _skel_pvar *pv, char *buf, size_t size)
 {
-    int w = snprintf(buf, size, "%s", pv->backend);
-    if (pv->threads && w >= 0 && (size_t)w < size) w += snprintf(buf + w, size - (size_t)w, "/%d", pv->threads);
-    if (pv->block && w >= 0 && (size_t)w < size) w += snprintf(buf + w, size - (size_t)w, "/b%d", pv->block);
-    if (pv->grid && w >= 0 && (size_t)w < size) w += snprintf(buf + w, size - (size_t)w, "/g%d", pv->grid);
+    int w = _skel_place_label(buf, size, pv->backend, pv->device, pv->threads, pv->block, pv->grid), k;
     if (pv->devices > 1 && w >= 0 && (size_t)w < size) w += snprintf(buf + w, size - (size_t)w, "/d%d", pv->devices);
-    if (pv->tiling && w >= 0 && (size_t)w < size) snprintf(buf + w, size - (size_t)w, "/t%d", pv->tiling);
+    if (pv->tiling && w >= 0 && (size_t)w < size) w += snprintf(buf + w, size - (size_t)w, "/t%d", pv->tiling);
+    for (k = 0; k < pv->nparts && w >= 0 && (size_t)w < size; ++k) {
+        const _skel_ppart *q = &pv->part[k];
+        w += snprintf(buf + w, size - (size_t)w, "%s", k ? "|" : "[");
+        if (w >= 0 && (size_t)w < size) w += _skel_place_label(buf + w, size - (size_t)w, q->backend, q->device, q->threads, q->block, q->grid);
+        if (w >= 0 && (size_t)w < size) w += snprintf(buf + w, size - (size_t)w, " %.3g%s", q->share, k + 1 == pv->nparts ? "]" : "");
+    }
     return buf;
 }
 
@@ -9566,26 +11162,20 @@ static int _skel_synth_reset(_skel_tuner *T, _skel_synth *s)
     for (i = 0; i < SKEL_MAX_IN; ++i) {
         skel_vec *v = s->in[i];
         if (!v) continue;
-        if (!_skel_acquire(v, 0, _SKEL_READ)) return SKEL_EDEVICE;
-        _skel_release_devices(v);
-        v->valid = 1u;
+        if (skel_flush(v) != SKEL_OK) return SKEL_EDEVICE;
         if (T->t->conf.in_loc[i] == SKEL_ON_DEVICE && T->dev_space > 0) {
             if (!_skel_acquire(v, T->dev_space, _SKEL_READ)) return SKEL_EDEVICE;
-            v->valid = 1u << T->dev_space;
+            _skel_map_reset(v, T->dev_space);
         }
     }
     for (i = 0; i < SKEL_MAX_OUT; ++i) {
         skel_vec *o = i ? s->more[i] : s->out;
-        if (o) { _skel_release_devices(o); o->valid = 1u; }
+        if (o) {
+            _skel_release_devices(o);
+            _skel_mark_written(o, 0);
+        }
     }
     return SKEL_OK;
-}
-
-/* Run one checked call on variant v: the tuner's way to force a variant. */
-static int _skel_run_variant(skel_skeleton *sk, const skel_call *c, const _skel_shape *sh, const _skel_variant *v)
-{
-    const _skel_backend *b = &_skel_backends[v->backend];
-    return b->run(b, v, sk, c, sh);
 }
 
 /* Wait until the call that wrote out has finished.  GPU launches return
@@ -9597,11 +11187,9 @@ static int _skel_tune_sync(skel_vec *out)
 {
     unsigned char tmp[16];
     int s;
-    if (!out || (out->valid & 1u) || !out->n || out->esz > sizeof tmp) return SKEL_OK;
-    for (s = 1; s < _SKEL_LOAD(&_skel_nspaces); ++s)
-        if ((out->valid & (1u << s)) && out->dev[s])
-            return _skel_spaces[s].download(_skel_spaces[s].ctx, tmp, out->dev[s], out->esz);
-    return SKEL_OK;
+    if (!out || _skel_map_valid(out, 0) || !out->n || out->esz > sizeof tmp || !(s = _skel_map_device(out)))
+        return SKEL_OK;
+    return _skel_spaces[s].download(_skel_spaces[s].ctx, tmp, out->dev[s], 0, out->esz);
 }
 
 /* ---- measurement: samples in interleaved rounds ----
@@ -9710,10 +11298,7 @@ static int _skel_sample(_skel_tuner *T, _skel_synth *s, int p, int v, int full, 
         T->vclock += R;
         return SKEL_OK;
     }
-    memset(&var, 0, sizeof var);
-    var.backend = pv->index;
-    var.threads = pv->threads; var.block = pv->block; var.grid = pv->grid; var.devices = pv->devices;
-    var.tiling = pv->tiling;
+    _skel_pvar_variant(pv, &var);       /* with its tiling, device and, for a split, its parts */
     T->settle = 0;
     if (settle && (_skel_run_variant(T->sk, &s->call, &s->sh, &var) != SKEL_OK || _skel_tune_sync(s->out) != SKEL_OK))
         return _SKEL_T_FAILED;
@@ -9869,6 +11454,7 @@ static int _skel_timed_out_below(const _skel_tree *t, const uint64_t *x, int v)
    CPU threads (omp, pool), 1 for the rest. */
 static double _skel_pvar_width(const _skel_pvar *pv)
 {
+    if (pv->nparts) return 1e6 * pv->nparts;
     if (pv->index >= 0 && _skel_backends[pv->index].is_gpu) return 1e6 * (pv->devices > 1 ? pv->devices : 1);
     if (strcmp(pv->backend, "omp") == 0) return pv->threads > 0 ? pv->threads : _skel_omp_default_threads();
     if (strcmp(pv->backend, "pool") == 0) return pv->threads > 0 ? pv->threads : _skel_pool_default_threads();
@@ -10096,7 +11682,7 @@ static int _skel_look_again(_skel_tuner *T, int p, int v, _skel_synth **s, _skel
     _skel_estimate(T, p, v);
     t->rechecks++;
     _skel_log(SKEL_LOG_INFO, "tune %s: %s at point %d looked at again: %.3g s -> %.3g s", t->conf.id,
-              _skel_pvar_label(&t->vars[v], (char[64]){ 0 }, 64), p, before, _skel_tree_time(t, p, v));
+              _skel_pvar_label(&t->vars[v], (char[_SKEL_LABEL]){ 0 }, _SKEL_LABEL), p, before, _skel_tree_time(t, p, v));
     return 1;
 }
 
@@ -10340,7 +11926,7 @@ static void _skel_tune_prune(_skel_tuner *T, int depth)
 {
     _skel_tree *t = T->t;
     int v, p, i, j, k, live = 0, C = 1 << t->conf.dims;
-    char label[64], *near;
+    char label[_SKEL_LABEL], *near;
     if (t->conf.prune < 0) return;
     if (!(near = (char *)SKEL_MALLOC((size_t)t->nvar))) return;     /* no memory: prune nothing */
     memset(near, 0, (size_t)t->nvar);
@@ -10654,10 +12240,7 @@ int skel_tune(const skel_tune_desc *d, skel_plan **plan)
         }
         for (i = 0; i < t->nvar; ++i) {
             _skel_variant v;
-            memset(&v, 0, sizeof v);
-            v.backend = t->vars[i].index;
-            v.threads = t->vars[i].threads; v.block = t->vars[i].block;
-            v.grid = t->vars[i].grid; v.devices = t->vars[i].devices; v.tiling = t->vars[i].tiling;
+            _skel_pvar_variant(&t->vars[i], &v);
             _skel_run_variant(T.sk, &s.call, &s.sh, &v);
         }
         _skel_synth_free(&s);
@@ -10877,7 +12460,7 @@ static void _skel_point_text(FILE *f, const _skel_tree *t, const uint64_t *x)
     for (d = 0; d < t->conf.dims; ++d) fprintf(f, "%s%llu", d ? " x " : "", (unsigned long long)x[d]);
 }
 
-static void _skel_dump_node(FILE *f, const _skel_tree *t, int i, char (*labels)[64])
+static void _skel_dump_node(FILE *f, const _skel_tree *t, int i, char (*labels)[_SKEL_LABEL])
 {
     const _skel_pnode *nd = &t->nodes[i];
     int k;
@@ -10898,7 +12481,7 @@ static void _skel_dump_node(FILE *f, const _skel_tree *t, int i, char (*labels)[
     }
 }
 
-static void _skel_dump_text(FILE *f, const _skel_tree *t, char (*labels)[64])
+static void _skel_dump_text(FILE *f, const _skel_tree *t, char (*labels)[_SKEL_LABEL])
 {
     const _skel_tconf *c = &t->conf;
     skel_plan_stats st;
@@ -10986,7 +12569,7 @@ static void _skel_json_u64s(FILE *f, const uint64_t *x, int n)
     fputc(']', f);
 }
 
-static void _skel_dump_json(FILE *f, const _skel_tree *t, char (*labels)[64])
+static void _skel_dump_json(FILE *f, const _skel_tree *t, char (*labels)[_SKEL_LABEL])
 {
     const _skel_tconf *c = &t->conf;
     skel_plan_stats st;
@@ -11038,9 +12621,15 @@ static void _skel_dump_json(FILE *f, const _skel_tree *t, char (*labels)[64])
         _skel_json_str(f, labels[v]);
         fprintf(f, ", \"backend\": ");
         _skel_json_str(f, pv->backend);
-        fprintf(f, ", \"threads\": %d, \"block\": %d, \"grid\": %d, \"devices\": %d, \"tiling\": %d, "
-                "\"pruned_after_depth\": %d}%s\n",
-                pv->threads, pv->block, pv->grid, pv->devices, pv->tiling, pv->pruned, v + 1 < t->nvar ? "," : "");
+        fprintf(f, ", \"threads\": %d, \"block\": %d, \"grid\": %d, \"devices\": %d, \"tiling\": %d, \"device\": %d, "
+                "\"parts\": [", pv->threads, pv->block, pv->grid, pv->devices, pv->tiling, pv->device);
+        for (k = 0; k < pv->nparts; ++k) {
+            fprintf(f, "%s{\"backend\": ", k ? ", " : "");
+            _skel_json_str(f, pv->part[k].backend);
+            fprintf(f, ", \"device\": %d, \"share\": %.17g, \"threads\": %d, \"block\": %d, \"grid\": %d}",
+                    pv->part[k].device, pv->part[k].share, pv->part[k].threads, pv->part[k].block, pv->part[k].grid);
+        }
+        fprintf(f, "], \"pruned_after_depth\": %d}%s\n", pv->pruned, v + 1 < t->nvar ? "," : "");
     }
     fprintf(f, "  ],\n  \"points\": [\n");
     for (i = 0; i < t->npoints; ++i) {
@@ -11109,7 +12698,7 @@ static void _skel_svg_axis_ticks(FILE *f, double lo, double hi, int vertical, do
     }
 }
 
-static void _skel_dump_svg(FILE *f, const _skel_tree *t, char (*labels)[64])
+static void _skel_dump_svg(FILE *f, const _skel_tree *t, char (*labels)[_SKEL_LABEL])
 {
     const _skel_tconf *c = &t->conf;
     _skel_region *rg;
@@ -11180,12 +12769,12 @@ static void _skel_dump_svg(FILE *f, const _skel_tree *t, char (*labels)[64])
 int skel_plan_dump(const skel_plan *p, int format, const char *path)
 {
     FILE *f;
-    char (*labels)[64];
+    char (*labels)[_SKEL_LABEL];
     int v, err;
     if (!p) return _skel_fail(SKEL_EINVAL, "skel_plan_dump: NULL plan");
     if (!p->tree) return _skel_fail(SKEL_EINVAL, "skel_plan_dump: a range plan has no tree to dump");
     if (format < SKEL_DUMP_TEXT || format > SKEL_DUMP_SVG) return _skel_fail(SKEL_EINVAL, "skel_plan_dump: format %d", format);
-    if (!(labels = (char (*)[64])SKEL_MALLOC((size_t)p->tree->nvar * sizeof *labels)))
+    if (!(labels = (char (*)[_SKEL_LABEL])SKEL_MALLOC((size_t)p->tree->nvar * sizeof *labels)))
         return _skel_fail(SKEL_ENOMEM, "skel_plan_dump: out of memory");
     for (v = 0; v < p->tree->nvar; ++v) _skel_pvar_label(&p->tree->vars[v], labels[v], sizeof labels[v]);
     f = path ? fopen(path, "w") : stdout;
@@ -12823,7 +14412,7 @@ static double _skel_rt_xfer(const _skel_tnode *t, int p)
     int i, src;
     for (i = 0; i < t->nacc; ++i) {
         skel_vec *v = t->acc[i].c;
-        unsigned valid = _SKEL_LOAD(&v->valid);
+        unsigned valid = _SKEL_LOAD(&v->all);     /* the spaces that hold all of it */
         size_t bytes = v->n * v->esz;
         if (!(t->acc[i].mode & _SKEL_READ) || (valid & (1u << p)) || !bytes) continue;
         if (!(valid & 1u)) {        /* only a device holds it: down first */
@@ -13704,8 +15293,8 @@ static double _skel_link_time(int p, void *dev, void *host, size_t bytes, int to
     int k;
     for (k = 0; k < 3; ++k) {
         t0 = _skel_now();
-        if ((to_dev ? _skel_spaces[p].upload(_skel_spaces[p].ctx, dev, host, bytes)
-                    : _skel_spaces[p].download(_skel_spaces[p].ctx, host, dev, bytes)) != SKEL_OK) return -1;
+        if ((to_dev ? _skel_spaces[p].upload(_skel_spaces[p].ctx, dev, 0, host, bytes)
+                    : _skel_spaces[p].download(_skel_spaces[p].ctx, host, dev, 0, bytes)) != SKEL_OK) return -1;
         t = _skel_now() - t0;
         if (best < 0 || t < best) best = t;
     }

@@ -671,11 +671,11 @@ static void _skel_cl_release(void *ctx, void *dev)
     if (dev) _skel_cl_pool_give((cl_mem)dev);
 }
 
-static int _skel_cl_upload(void *ctx, void *dev, const void *host, size_t bytes)
+static int _skel_cl_upload(void *ctx, void *dev, size_t off, const void *host, size_t bytes)
 {
     (void)ctx;
     _SKEL_CL_COUNT(uploads, 1);
-    return _SKEL_CL(clEnqueueWriteBuffer, _skel_cl.queue, (cl_mem)dev, 1, 0, bytes, host, 0, NULL, NULL);
+    return _SKEL_CL(clEnqueueWriteBuffer, _skel_cl.queue, (cl_mem)dev, 1, off, bytes, host, 0, NULL, NULL);
 }
 
 /* Every read from a device buffer, blocking.  A non-blocking read waited
@@ -683,16 +683,16 @@ static int _skel_cl_upload(void *ctx, void *dev, const void *host, size_t bytes)
    read 28 us against 17 us into pageable memory (bench/firstcall.c, H100),
    and gained nothing for scalar results (bench/gpu.c --compare opencl): it
    was reverted in session 10. */
-static int _skel_cl_read(cl_mem dev, void *host, size_t bytes)
+static int _skel_cl_read(cl_mem dev, size_t off, void *host, size_t bytes)
 {
-    return _SKEL_CL(clEnqueueReadBuffer, _skel_cl.queue, dev, 1, 0, bytes, host, 0, NULL, NULL);
+    return _SKEL_CL(clEnqueueReadBuffer, _skel_cl.queue, dev, 1, off, bytes, host, 0, NULL, NULL);
 }
 
-static int _skel_cl_download(void *ctx, void *host, const void *dev, size_t bytes)
+static int _skel_cl_download(void *ctx, void *host, const void *dev, size_t off, size_t bytes)
 {
     (void)ctx;
     _SKEL_CL_COUNT(downloads, 1);
-    return _skel_cl_read((cl_mem)dev, host, bytes);
+    return _skel_cl_read((cl_mem)dev, off, host, bytes);
 }
 
 /* Every call queued so far has finished (skel_wait; the queue is thread-safe). */
@@ -1061,8 +1061,8 @@ static int _skel_cl_read_result(cl_mem from, void *to, size_t esz)
                                                                    _SKEL_CL_MAP_WRITE, 0, 64, 0, NULL, NULL, &err);
         if (err != 0) _skel_cl.result_host = NULL;
     }
-    if (!_skel_cl.result_host) return _skel_cl_read(from, to, esz);
-    _SKEL_TRY(_skel_cl_read(from, _skel_cl.result_host, esz));
+    if (!_skel_cl.result_host) return _skel_cl_read(from, 0, to, esz);
+    _SKEL_TRY(_skel_cl_read(from, 0, _skel_cl.result_host, esz));
     memcpy(to, _skel_cl.result_host, esz);
     return SKEL_OK;
 }
@@ -1086,15 +1086,13 @@ static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const 
     _SKEL_TRY(_skel_cl_program(sk, block, v->tiling, &prog));
     _skel_cl_opts(block, v->tiling, &o);
     _SKEL_TRY(_skel_kernel_plan(sk, call, sh, &o, &plan));
-    for (i = 0; i < sk->nin; ++i)
-        if (!(buf[_SKEL_BUF_IN0 + i] = (cl_mem)_skel_acquire(call->in[i], _skel_cl.space, _SKEL_READ)))
-            return _skel_fail_wrap(_skel_acquire_rc, "%s: cannot bring in[%d] to the OpenCL device", sk->name, i);
-    for (i = 0; i < sk->nview; ++i)
-        if (!(buf[_SKEL_BUF_VIEW0 + i] = (cl_mem)_skel_acquire(call->views[i], _skel_cl.space, _SKEL_READ)))
-            return _skel_fail_wrap(_skel_acquire_rc, "%s: cannot bring views[%d] to the OpenCL device", sk->name, i);
-    for (i = 0; i < sk->nout && call->outs[i]; ++i)
-        if (!(buf[_SKEL_BUF_OUT + i] = (cl_mem)_skel_acquire(call->outs[i], _skel_cl.space, _SKEL_WRITE)))
-            return _skel_fail_wrap(_skel_acquire_rc, "%s: cannot allocate output %d on the OpenCL device", sk->name, i);
+    {
+        _skel_opbufs ops;
+        _SKEL_TRY(_skel_part_acquire(sk, call, sh, _skel_cl.space, &ops));
+        for (i = 0; i < SKEL_MAX_OUT; ++i) buf[_SKEL_BUF_OUT + i] = (cl_mem)ops.out[i];
+        for (i = 0; i < SKEL_MAX_IN; ++i) buf[_SKEL_BUF_IN0 + i] = (cl_mem)ops.in[i];
+        for (i = 0; i < SKEL_MAX_VIEWS; ++i) buf[_SKEL_BUF_VIEW0 + i] = (cl_mem)ops.view[i];
+    }
     for (k = 0; k < 3; ++k)
         if (plan.scratch[k]) {
             _SKEL_TRY(_skel_cl_scratch(k, plan.scratch[k]));
@@ -1156,7 +1154,6 @@ static int _skel_cl_run_locked(const _skel_variant *v, skel_skeleton *sk, const 
     if (rc == SKEL_OK && plan.state) _skel_dstate_end(&_skel_cl.state, &plan);
     if (rc == SKEL_OK && plan.result >= 0) rc = _skel_cl_read_result(_skel_cl.scratch[plan.result], call->result, esz);
     if (rc == SKEL_OK) rc = _SKEL_CL(clFlush, _skel_cl.queue);
-    for (i = 0; rc == SKEL_OK && i < sk->nout && call->outs[i]; ++i) _skel_mark_written(call->outs[i], _skel_cl.space);
     return rc;
 }
 
@@ -1167,6 +1164,28 @@ static int _skel_cl_run(const _skel_backend *b, const _skel_variant *v, skel_ske
     (void)b;
     pthread_mutex_lock(&_skel_cl_lock);
     rc = _skel_cl_run_locked(v, sk, call, sh);
+    pthread_mutex_unlock(&_skel_cl_lock);
+    return rc;
+}
+
+/* Before a split's parts run: the program, the operands' buffers and the
+   plan's scratch buffers of part sh (no data moves). */
+static int _skel_cl_prepare(const _skel_backend *b, const _skel_variant *v, skel_skeleton *sk, const skel_call *call,
+                            const _skel_shape *sh)
+{
+    _skel_kplan plan;
+    _skel_kernel_opts o;
+    _skel_cl_prog *prog = NULL;
+    int block = v->block ? v->block : 256, i, rc;
+    (void)b;
+    pthread_mutex_lock(&_skel_cl_lock);
+    rc = _skel_cl_ready();
+    if (rc == SKEL_OK) rc = _skel_cl_program(sk, block, v->tiling, &prog);
+    _skel_cl_opts(block, v->tiling, &o);
+    if (rc == SKEL_OK) rc = _skel_kernel_plan(sk, call, sh, &o, &plan);
+    if (rc == SKEL_OK) rc = _skel_part_alloc(sk, call, _skel_cl.space);
+    for (i = 0; rc == SKEL_OK && i < 3; ++i)
+        if (plan.scratch[i]) rc = _skel_cl_scratch(i, plan.scratch[i]);
     pthread_mutex_unlock(&_skel_cl_lock);
     return rc;
 }
@@ -1201,7 +1220,8 @@ static void _skel_cl_provide(void)
         return;
     }
     memset(&sp, 0, sizeof sp);
-    sp.name = "opencl";
+    sp.name = "opencl:0";
+    sp.backend = "opencl";
     sp.alloc = _skel_cl_alloc;
     sp.release = _skel_cl_release;
     sp.upload = _skel_cl_upload;
@@ -1217,6 +1237,7 @@ static void _skel_cl_provide(void)
     b.is_gpu = 1;       /* a device memory space, even when PoCL runs it on the CPU */
     b.space = _skel_cl.space;
     b.run = _skel_cl_run;
+    b.prepare = _skel_cl_prepare;
     b.candidates = _skel_cl_candidates;
     i = &_skel_cl.dev[_skel_cl.sel].info;
     snprintf(b.info, sizeof b.info, "%.100s, %.60s, %.40s, driver %.40s", i->name, i->platform, i->version, i->driver);

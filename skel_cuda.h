@@ -32,25 +32,22 @@
        returns without waiting, like a Map.
 
    VARIANTS
-       {"cuda", .block, .devices}: threads per block (64..1024, a power of
-       two; 0: 256; halved automatically while a kernel's shared-memory
-       tile does not fit), and how many parts one call is split into (0:
-       1).  Parts are contiguous index ranges assigned round-robin to the
-       selected devices (two parts on one GPU run as logical partitions);
-       each device gets full copies of the inputs through the coherence
-       layer, and the parts of the result are gathered on the first device
-       (cuMemcpyPeer).  Split: Map without index, whole Reduce/MapReduce
-       without index (parts' results combined in order on the host), Scan of
-       a vector (carries from a first Reduce pass) or matrix (by rows),
-       MapOverlap along matrix rows.  Other calls run as one part.  .grid
-       sets the blocks of the grid-stride kernels (Map, MapArray, row-wise
-       Reduce; 0: the plan's choice), a Map or MapArray never getting more
-       blocks than have work; the other kernels' grids follow from their
-       tiles.  .block is the most threads a block: a Map or MapArray with
-       fewer than 4 blocks an SM runs in smaller blocks (down to 32
-       threads), so that every SM gets some of it.  .tiling: a
-       SKEL_CONV2D's register tiling (skel.h, 2D CONVOLUTION), from the
-       device's registers, shared memory, threads and blocks per SM.
+       {"cuda", .block, .device, .devices}: threads per block (64..1024, a
+       power of two; 0: 256; halved automatically while a kernel's
+       shared-memory tile does not fit), the device the call runs on (0:
+       the first selected one; each device is a place, "cuda:0",
+       "cuda:1", ...), and .devices = k > 1: the call split into k equal
+       parts, one per device in turn (two parts on one GPU run as logical
+       partitions) - a shorthand for a split variant (skel.h, SPLIT
+       CALLS), which keeps each part where it was computed.  .grid sets the
+       blocks of the grid-stride kernels (Map, MapArray, row-wise Reduce;
+       0: the plan's choice), a Map or MapArray never getting more blocks
+       than have work; the other kernels' grids follow from their tiles.
+       .block is the most threads a block: a Map or MapArray with fewer
+       than 4 blocks an SM runs in smaller blocks (down to 32 threads), so
+       that every SM gets some of it.  .tiling: a SKEL_CONV2D's register
+       tiling (skel.h, 2D CONVOLUTION), from the device's registers, shared
+       memory, threads and blocks per SM.
 
    KERNEL CACHE
        Compiled kernels are kept in memory and on disk, keyed by a hash of
@@ -292,6 +289,7 @@ static const _skel_sym _skel_cu_pool_syms[] = {
 
 static _skel_cu_api _skel_cu;
 static _skel_cu_pool_api _skel_cu_pool;
+static _skel_CUresult (*_skel_cu_hostfn)(_skel_CUstream s, void (*fn)(void *), void *user);   /* NULL: absent */
 static _skel_nvrtc_api _skel_nvrtc;
 static void *_skel_cu_lib, *_skel_nvrtc_lib;
 static int _skel_cu_driver_version, _skel_nvrtc_major, _skel_nvrtc_minor;
@@ -355,6 +353,10 @@ static int _skel_cu_load(void)
         _skel_cu_lib = NULL;
         return 0;
     }
+    {   /* optional (CUDA 10 on): a host function in stream order, for the split's part times */
+        void *f = dlsym(_skel_cu_lib, "cuLaunchHostFunc");
+        if (f) memcpy(&_skel_cu_hostfn, &f, sizeof f);
+    }
     return 1;
 }
 
@@ -385,7 +387,8 @@ typedef struct _skel_cuda_dev {
     skel_cuda_device_info info;
     _skel_CUdevice dev;
     _skel_CUcontext ctx;
-    int space;                  /* coherence-layer memory space id */
+    int space;                  /* coherence-layer memory space id (= its place) */
+    char place[16];             /* "cuda:0": the place's name (device index, not ordinal) */
     int backend;                /* registry index of "cuda" */
     char arch[16];              /* "sm_90" */
     int arch_num;               /* 90 */
@@ -394,7 +397,6 @@ typedef struct _skel_cuda_dev {
     size_t scratch_cap[3];
     _skel_wcache weights;           /* what the weights array weights_at holds */
     _skel_CUdeviceptr weights_at;   /* a module's skel_w (modules are shared by instances) */
-    _skel_CUdeviceptr results;      /* per-part scalar results of a split call */
     void *pinned_result;            /* page-locked landing place of a scalar result */
     _skel_CUdeviceptr pinned_result_dev;  /* the same memory, as kernels see it (0: copy instead) */
     _skel_CUmemoryPool pool;        /* device memory comes from here (NULL: cuMemAlloc) */
@@ -890,17 +892,20 @@ static void _skel_cuda_release(void *ctx, void *p)
     SKEL_FREE(b);
 }
 
-static int _skel_cuda_upload(void *ctx, void *p, const void *host, size_t bytes)
+static int _skel_cuda_upload(void *ctx, void *p, size_t off, const void *host, size_t bytes)
 {
     _skel_cuda_dev *d = (_skel_cuda_dev *)ctx;
     _skel_cuda_buf *b = (_skel_cuda_buf *)p;
     _SKEL_TRY(_skel_cuda_set(d));
-    if (_skel_cuda_pinning && !b->pinned && bytes >= 65536) {
-        /* page-lock once; a buffer another device registered is fine as is */
-        _skel_CUresult r = _skel_cu.cuMemHostRegister_v2((void *)host, bytes, 0);
-        if (r == _SKEL_CU_SUCCESS) b->pinned = (void *)host;
+    if (_skel_cuda_pinning && !b->pinned && b->bytes >= 65536) {
+        /* page-lock the whole container once, at its first upload (of any
+           range: a split part's too; host - off is the container's start);
+           a buffer another device registered is fine as is */
+        void *base = (void *)((const char *)host - off);
+        _skel_CUresult r = _skel_cu.cuMemHostRegister_v2(base, b->bytes, 0);
+        if (r == _SKEL_CU_SUCCESS) b->pinned = base;
     }
-    if ((_skel_cuda_space_rc = _SKEL_CU(cuMemcpyHtoD_v2, (b->ptr, host, bytes))) != SKEL_OK) return _skel_cuda_space_rc;
+    if ((_skel_cuda_space_rc = _SKEL_CU(cuMemcpyHtoD_v2, (b->ptr + off, host, bytes))) != SKEL_OK) return _skel_cuda_space_rc;
     pthread_mutex_lock(&_skel_cuda_lock);
     _skel_cuda_st.uploads++;
     _skel_cuda_st.bytes_up += (double)bytes;
@@ -908,12 +913,12 @@ static int _skel_cuda_upload(void *ctx, void *p, const void *host, size_t bytes)
     return SKEL_OK;
 }
 
-static int _skel_cuda_download(void *ctx, void *host, const void *p, size_t bytes)
+static int _skel_cuda_download(void *ctx, void *host, const void *p, size_t off, size_t bytes)
 {
     _skel_cuda_dev *d = (_skel_cuda_dev *)ctx;
     const _skel_cuda_buf *b = (const _skel_cuda_buf *)p;
     _SKEL_TRY(_skel_cuda_set(d));
-    if ((_skel_cuda_space_rc = _SKEL_CU(cuMemcpyDtoH_v2, (host, b->ptr, bytes))) != SKEL_OK) return _skel_cuda_space_rc;
+    if ((_skel_cuda_space_rc = _SKEL_CU(cuMemcpyDtoH_v2, (host, b->ptr + off, bytes))) != SKEL_OK) return _skel_cuda_space_rc;
     pthread_mutex_lock(&_skel_cuda_lock);
     _skel_cuda_st.downloads++;
     _skel_cuda_st.bytes_down += (double)bytes;
@@ -928,20 +933,15 @@ static int _skel_cuda_wait(void *ctx)
     return _SKEL_CU(cuCtxSynchronize, ());
 }
 
-/* The device pointer of container c in device d's space, copying it there
-   when mode reads and the device copy is stale.  0 on failure (the error
-   is recorded: SKEL_ENOMEM or SKEL_EDEVICE). */
-static int _skel_cuda_operand(skel_vec *c, int d, int mode, _skel_CUdeviceptr *out)
+/* The space's stamp: when the work queued so far on device ctx is done,
+   a driver thread stores the time in *when (a host function in stream
+   order; cuCtxSynchronize waits for it too). */
+static void _skel_cuda_stamped(void *when) { _SKEL_STORE((int64_t *)when, (int64_t)(_skel_now() * 1e9)); }
+static int _skel_cuda_stamp(void *ctx, int64_t *when)
 {
-    _skel_cuda_buf *b;
-    _skel_cuda_space_rc = 0;
-    b = (_skel_cuda_buf *)_skel_acquire(c, _skel_cuda_devs[d].space, mode);
-    if (!b) {
-        if (!_skel_cuda_space_rc) return _skel_fail_wrap(_skel_acquire_rc, "cuda: cannot place an operand on device %d", d);
-        return _skel_cuda_space_rc;
-    }
-    *out = b->ptr;
-    return SKEL_OK;
+    if (!_skel_cu_hostfn) return SKEL_EUNSUPPORTED;
+    _SKEL_TRY(_skel_cuda_set((_skel_cuda_dev *)ctx));
+    return _skel_cu_hostfn(NULL, _skel_cuda_stamped, when) == _SKEL_CU_SUCCESS ? SKEL_OK : SKEL_EDEVICE;
 }
 
 /* ---------------------------------------------------------------------
@@ -1021,20 +1021,10 @@ static int _skel_cuda_source(const skel_skeleton *gen, _skel_kernel_opts *o, cha
     }
 }
 
-/* A scan's carries for a split call need the Reduce kernels of the same
-   operator: the same instance, generated as a Reduce. */
-static void _skel_cuda_as_reduce(const skel_skeleton *sk, skel_skeleton *r)
+/* The compiled program of instance sk on device d. */
+static int _skel_cuda_kernels(skel_skeleton *sk, int d, int want_block, int tiling, _skel_cuda_kern **out)
 {
-    *r = *sk;
-    r->kind = SKEL_KIND_REDUCE;
-    r->func_name = NULL;
-    r->func_src = NULL;
-    r->state = NULL;
-}
-
-/* The compiled program of instance sk (generated as `kind`) on device d. */
-static int _skel_cuda_kernels(skel_skeleton *sk, int kind, int d, int want_block, int tiling, _skel_cuda_kern **out)
-{
+    int kind = sk->kind;
     struct _skel_inst_state *st = _skel_state(sk);
     _skel_cuda_inst *in;
     _skel_cuda_kern *k;
@@ -1054,8 +1044,7 @@ static int _skel_cuda_kernels(skel_skeleton *sk, int kind, int d, int want_block
         }
     }
     pthread_mutex_unlock(&_skel_cuda_lock);
-    if (kind == sk->kind) gen = *sk;
-    else _skel_cuda_as_reduce(sk, &gen);
+    gen = *sk;
     _skel_cuda_opts(&_skel_cuda_devs[d].info, 0, want_block, tiling, &o);
     _SKEL_TRY(_skel_cuda_source(&gen, &o, &src));
     k = (_skel_cuda_kern *)SKEL_MALLOC(sizeof *k);
@@ -1173,12 +1162,11 @@ static size_t _skel_cuda_groups(const _skel_kstep *st, int grid)
 }
 
 /* Execute plan p on device d (its context current, its run lock held).
-   bufs[_SKEL_BUF_OUT .. _SKEL_BUF_VIEW0 + 3] are the operands (already
-   offset for a part); the scratch and weights slots are filled here.  With
-   a result, its element is copied to *result_dev (device memory, stream-
-   ordered) or, when result_dev is 0, to call->result. */
+   bufs[_SKEL_BUF_OUT .. _SKEL_BUF_VIEW0 + 3] are the operands (whole
+   containers: the plan names the part); the scratch and weights slots are
+   filled here.  With a result, its element is copied to call->result. */
 static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, const skel_call *c,
-                           const _skel_kplan *p, _skel_CUdeviceptr *bufs, _skel_CUdeviceptr result_dev, int grid)
+                           const _skel_kplan *p, _skel_CUdeviceptr *bufs, int grid)
 {
     _skel_cuda_dev *dv = &_skel_cuda_devs[d];
     size_t esz = sk->out_t[0]()->size;
@@ -1205,7 +1193,7 @@ static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, c
     }
     /* the kernel writes a scalar result straight into page-locked host
        memory: no copy to wait for after the kernel (several microseconds) */
-    if (p->result >= 0 && !result_dev && dv->pinned_result_dev)
+    if (p->result >= 0 && dv->pinned_result_dev)
         bufs[_SKEL_BUF_SCRATCH0 + p->result] = dv->pinned_result_dev;
     for (i = 0; i < p->nsteps; ++i) {
         const _skel_kstep *st = &p->step[i];
@@ -1241,9 +1229,7 @@ static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, c
        later call anyway) */
     if (p->state) _skel_dstate_end(&dv->state, p);
     if (p->result >= 0) {
-        if (result_dev)
-            _SKEL_TRY(_SKEL_CU(cuMemcpyDtoD_v2, (result_dev, bufs[_SKEL_BUF_SCRATCH0 + p->result], esz)));
-        else if (dv->pinned_result_dev) {
+        if (dv->pinned_result_dev) {
             _SKEL_TRY(_SKEL_CU(cuCtxSynchronize, ()));
             memcpy(c->result, dv->pinned_result, esz);
         } else
@@ -1252,204 +1238,76 @@ static int _skel_cuda_exec(int d, _skel_cuda_kern *k, const skel_skeleton *sk, c
     return SKEL_OK;
 }
 
-/* ---- splitting one call into parts (variant .devices) ----
-   Parts are contiguous ranges in index order, assigned round-robin to the
-   selected devices.  Supported: Map without index (elements), whole
-   Reduce/MapReduce without index (elements; the parts' results are
-   combined on the host in order), Scan of a vector (elements; carries
-   from a first Reduce pass) or a matrix (rows), MapOverlap along the rows
-   of a matrix (rows).  Anything else runs as one part. */
-enum { _SKEL_SPLIT_NONE = 0, _SKEL_SPLIT_ELEMS, _SKEL_SPLIT_ROWS };
-
-static int _skel_cuda_split_kind(const skel_skeleton *sk, const skel_call *c, const _skel_shape *sh)
+/* The device pointers of the operands part sh of call c uses on device d,
+   its ranges brought there (run lock held, context current). */
+static int _skel_cuda_operands(const skel_skeleton *sk, const skel_call *c, const _skel_shape *sh, int d,
+                               _skel_CUdeviceptr *bufs)
 {
-    switch (sk->kind) {
-    case SKEL_KIND_MAP:
-        return sk->index_mode || !sk->nin || sk->nout > 1 || sh->depth > 1 ? _SKEL_SPLIT_NONE : _SKEL_SPLIT_ELEMS;
-    case SKEL_KIND_REDUCE:
-    case SKEL_KIND_MAPREDUCE:
-        return c->direction == SKEL_WHOLE && !c->out && !sk->index_mode && sk->nin ? _SKEL_SPLIT_ELEMS
-                                                                                    : _SKEL_SPLIT_NONE;
-    case SKEL_KIND_SCAN: return sh->rows > 1 ? _SKEL_SPLIT_ROWS : _SKEL_SPLIT_ELEMS;
-    case SKEL_KIND_OVERLAP:
-        return c->in[0]->is_matrix && (c->direction == 0 || c->direction == SKEL_ROWS) && !sk->index_mode &&
-               sk->nout == 1 ? _SKEL_SPLIT_ROWS : _SKEL_SPLIT_NONE;
-    default: return _SKEL_SPLIT_NONE;
-    }
-}
-
-typedef struct _skel_cuda_part {
-    int dev;
-    size_t lo, hi;              /* elements or rows */
-    _skel_shape sh;
-    size_t off;                 /* element offset of the part */
-} _skel_cuda_part;
-
-/* The operands of call c on device d, offset by off elements. */
-static int _skel_cuda_operands(const skel_skeleton *sk, const skel_call *c, int d, size_t off, _skel_CUdeviceptr *bufs)
-{
-    int i, k, out_is_in;
+    _skel_opbufs ops;
+    int i;
     memset(bufs, 0, sizeof(_skel_CUdeviceptr) * _SKEL_NBUFS);
-    for (i = 0; i < sk->nin; ++i) {
-        _SKEL_TRY(_skel_cuda_operand(c->in[i], d, _SKEL_READ, &bufs[_SKEL_BUF_IN0 + i]));
-        bufs[_SKEL_BUF_IN0 + i] += off * c->in[i]->esz;
-    }
-    for (i = 0; i < sk->nview; ++i) _SKEL_TRY(_skel_cuda_operand(c->views[i], d, _SKEL_READ, &bufs[_SKEL_BUF_VIEW0 + i]));
-    for (k = 0; k < sk->nout && c->outs[k]; ++k) {
-        for (i = 0, out_is_in = 0; i < sk->nin; ++i) out_is_in |= c->in[i] == c->outs[k];
-        _SKEL_TRY(_skel_cuda_operand(c->outs[k], d, out_is_in ? _SKEL_READWRITE : _SKEL_WRITE, &bufs[_SKEL_BUF_OUT + k]));
-        bufs[_SKEL_BUF_OUT + k] += off * c->outs[k]->esz;
-    }
+    _SKEL_TRY(_skel_part_acquire(sk, c, sh, _skel_cuda_devs[d].space, &ops));
+    for (i = 0; i < SKEL_MAX_OUT; ++i)
+        if (ops.out[i]) bufs[_SKEL_BUF_OUT + i] = ((_skel_cuda_buf *)ops.out[i])->ptr;
+    for (i = 0; i < SKEL_MAX_IN; ++i)
+        if (ops.in[i]) bufs[_SKEL_BUF_IN0 + i] = ((_skel_cuda_buf *)ops.in[i])->ptr;
+    for (i = 0; i < SKEL_MAX_VIEWS; ++i)
+        if (ops.view[i]) bufs[_SKEL_BUF_VIEW0 + i] = ((_skel_cuda_buf *)ops.view[i])->ptr;
     return SKEL_OK;
 }
 
-static int _skel_cuda_run_split(const _skel_variant *v, skel_skeleton *sk, const skel_call *c, const _skel_shape *sh,
-                                int nparts, int how)
+/* The kernels of sk on device v->device and the launches part sh of
+   call c needs there. */
+static int _skel_cuda_planned(skel_skeleton *sk, const skel_call *c, const _skel_shape *sh, const _skel_variant *v,
+                              _skel_cuda_kern **k, _skel_kplan *plan)
 {
-    _skel_cuda_part parts[64];
-    size_t esz = sk->out_t[0]()->size, total = how == _SKEL_SPLIT_ROWS ? sh->rows : sh->n;
-    size_t per_elem = how == _SKEL_SPLIT_ROWS ? sh->cols : 1;
-    unsigned char partials[64 * _SKEL_MAX_ELEM], carry[_SKEL_MAX_ELEM];
-    int p, d, rc = SKEL_OK, used[_SKEL_CUDA_MAX_DEVICES] = { 0 };
-    int is_reduce = sk->kind == SKEL_KIND_REDUCE || sk->kind == SKEL_KIND_MAPREDUCE;
-    int scan_carries = sk->kind == SKEL_KIND_SCAN && how == _SKEL_SPLIT_ELEMS;
-    _skel_CUdeviceptr bufs[_SKEL_NBUFS];
-    _skel_job job;
-    if (nparts > 64) nparts = 64;
-    if ((size_t)nparts > total) nparts = (int)(total ? total : 1);
-    for (p = 0; p < nparts; ++p) {
-        _skel_cuda_part *q = &parts[p];
-        q->dev = p % _skel_cuda_ndevs;
-        q->lo = total * (size_t)p / (size_t)nparts;
-        q->hi = total * (size_t)(p + 1) / (size_t)nparts;
-        q->sh = *sh;
-        q->off = q->lo * per_elem;
-        if (how == _SKEL_SPLIT_ROWS) { q->sh.rows = q->hi - q->lo; q->sh.n = q->sh.rows * sh->cols; }
-        else { q->sh.n = q->hi - q->lo; q->sh.rows = 1; q->sh.cols = q->sh.n; }
-        used[q->dev] = 1;
-    }
-    /* operands on every device used: full copies through the coherence layer */
-    for (d = 0; d < _skel_cuda_ndevs; ++d)
-        if (used[d]) {
-            pthread_mutex_lock(&_skel_cuda_devs[d].run_lock);
-            rc = _skel_cuda_set(&_skel_cuda_devs[d]);
-            if (rc == SKEL_OK) rc = _skel_cuda_operands(sk, c, d, 0, bufs);
-            if (rc == SKEL_OK && (is_reduce || scan_carries) && !_skel_cuda_devs[d].results)
-                rc = _SKEL_CU(cuMemAlloc_v2, (&_skel_cuda_devs[d].results, 64 * _SKEL_MAX_ELEM));
-            pthread_mutex_unlock(&_skel_cuda_devs[d].run_lock);
-            if (rc != SKEL_OK) return rc;
-        }
-    memset(&job, 0, sizeof job);
-    job.in[0] = partials;
-    if (scan_carries) {
-        /* pass 1: each part's total (all but the last), in order */
-        for (p = 0; p + 1 < nparts && rc == SKEL_OK; ++p) {
-            _skel_cuda_part *q = &parts[p];
-            _skel_cuda_kern *k;
-            _skel_kplan plan;
-            skel_skeleton red;
-            skel_call rc_call;
-            _skel_kernel_opts o;
-            _skel_cuda_as_reduce(sk, &red);
-            memset(&rc_call, 0, sizeof rc_call);
-            rc_call.in[0] = c->in[0];
-            rc_call.result = partials;
-            rc = _skel_cuda_kernels(sk, SKEL_KIND_REDUCE, q->dev, v->block, 0, &k);
-            if (rc != SKEL_OK) break;
-            _skel_cuda_opts(&_skel_cuda_devs[q->dev].info, 0, k->block, 0, &o);
-            rc = _skel_kernel_plan(&red, &rc_call, &q->sh, &o, &plan);
-            pthread_mutex_lock(&_skel_cuda_devs[q->dev].run_lock);
-            if (rc == SKEL_OK) rc = _skel_cuda_set(&_skel_cuda_devs[q->dev]);
-            if (rc == SKEL_OK) rc = _skel_cuda_operands(&red, &rc_call, q->dev, q->off, bufs);
-            if (rc == SKEL_OK)
-                rc = _skel_cuda_exec(q->dev, k, &red, &rc_call, &plan, bufs, _skel_cuda_devs[q->dev].results + (size_t)p * _SKEL_MAX_ELEM,
-                                     v->grid);
-            pthread_mutex_unlock(&_skel_cuda_devs[q->dev].run_lock);
-        }
-        for (p = 0; p + 1 < nparts && rc == SKEL_OK; ++p) {
-            rc = _skel_cuda_set(&_skel_cuda_devs[parts[p].dev]);
-            if (rc == SKEL_OK)
-                rc = _SKEL_CU(cuMemcpyDtoH_v2, (partials + (size_t)(p + 1) * esz,
-                                                _skel_cuda_devs[parts[p].dev].results + (size_t)p * _SKEL_MAX_ELEM, esz));
-        }
-        if (rc != SKEL_OK) return rc;
-    }
-    for (p = 0; p < nparts && rc == SKEL_OK; ++p) {
-        _skel_cuda_part *q = &parts[p];
-        _skel_cuda_kern *k;
-        _skel_kplan plan;
-        _skel_kernel_opts o;
-        rc = _skel_cuda_kernels(sk, sk->kind, q->dev, v->block, v->tiling, &k);
-        if (rc != SKEL_OK) break;
-        _skel_cuda_opts(&_skel_cuda_devs[q->dev].info, 0, k->block, v->tiling, &o);
-        rc = _skel_kernel_plan(sk, c, &q->sh, &o, &plan);
-        if (rc != SKEL_OK) break;
-        if (scan_carries && p > 0 && plan.nsteps == 1) {
-            /* carry = [init (+)] total of parts 0..p-1: exclusive from it,
-               or inclusive starting from it (mode 2 of the template) */
-            if (c->init) memcpy(partials, c->init, esz);
-            sk->cpu.combine(&job, c->init ? 0 : 1, (size_t)p + 1, carry);
-            memcpy(plan.step[0].arg[9].elem, carry, esz);
-            plan.step[0].arg[8].value = c->exclusive ? 1 : 2;
-        }
-        pthread_mutex_lock(&_skel_cuda_devs[q->dev].run_lock);
-        rc = _skel_cuda_set(&_skel_cuda_devs[q->dev]);
-        if (rc == SKEL_OK) rc = _skel_cuda_operands(sk, c, q->dev, q->off, bufs);
-        if (rc == SKEL_OK)
-            rc = _skel_cuda_exec(q->dev, k, sk, c, &plan, bufs,
-                                 is_reduce ? _skel_cuda_devs[q->dev].results + (size_t)p * _SKEL_MAX_ELEM : 0, v->grid);
-        pthread_mutex_unlock(&_skel_cuda_devs[q->dev].run_lock);
-    }
-    if (rc != SKEL_OK) return rc;
-    if (is_reduce) {    /* the parts' results, combined in order on the host */
-        for (p = 0; p < nparts && rc == SKEL_OK; ++p) {
-            rc = _skel_cuda_set(&_skel_cuda_devs[parts[p].dev]);
-            if (rc == SKEL_OK)
-                rc = _SKEL_CU(cuMemcpyDtoH_v2, (partials + (size_t)p * esz,
-                                                _skel_cuda_devs[parts[p].dev].results + (size_t)p * _SKEL_MAX_ELEM, esz));
-        }
-        if (rc != SKEL_OK) return rc;
-        sk->cpu.combine(&job, 0, (size_t)nparts, c->result);
-        return SKEL_OK;
-    }
-    /* gather the parts computed elsewhere into the first device's copy */
-    if (c->out) {
-        _skel_cuda_buf *dst = (_skel_cuda_buf *)c->out->dev[_skel_cuda_devs[0].space];
-        for (p = 0; p < nparts && rc == SKEL_OK; ++p) {
-            _skel_cuda_part *q = &parts[p];
-            _skel_cuda_buf *src = (_skel_cuda_buf *)c->out->dev[_skel_cuda_devs[q->dev].space];
-            size_t off = q->off * esz, bytes = q->sh.n * esz;
-            if (q->dev == 0 || !bytes) continue;
-            rc = _SKEL_CU(cuMemcpyPeer, (dst->ptr + off, _skel_cuda_devs[0].ctx, src->ptr + off,
-                                         _skel_cuda_devs[q->dev].ctx, bytes));
-        }
-        if (rc != SKEL_OK) return rc;
-        _skel_mark_written(c->out, _skel_cuda_devs[0].space);
-    }
-    return SKEL_OK;
+    _skel_kernel_opts o;
+    _SKEL_TRY(_skel_cuda_kernels(sk, v->device, v->block, v->tiling, k));
+    _skel_cuda_opts(&_skel_cuda_devs[v->device].info, 0, (*k)->block, v->tiling, &o);
+    return _skel_kernel_plan(sk, c, sh, &o, plan);
 }
 
+/* Part sh of call c on device v->device (a whole call, or one part of a
+   split): the kernels queued on the device's stream, nothing waited for
+   but a scalar result. */
 static int _skel_cuda_run(const _skel_backend *b, const _skel_variant *v, skel_skeleton *sk, const skel_call *c,
                           const _skel_shape *sh)
 {
-    _skel_cuda_dev *dv = &_skel_cuda_devs[0];
+    int d = v->device;
+    _skel_cuda_dev *dv = &_skel_cuda_devs[d];
     _skel_cuda_kern *k;
-    _skel_kernel_opts o;
     _skel_kplan plan;
     _skel_CUdeviceptr bufs[_SKEL_NBUFS];
-    int rc, how, w;
+    int rc;
     (void)b;
-    if (v->devices > 1 && (how = _skel_cuda_split_kind(sk, c, sh)) != _SKEL_SPLIT_NONE)
-        return _skel_cuda_run_split(v, sk, c, sh, v->devices, how);
-    _SKEL_TRY(_skel_cuda_kernels(sk, sk->kind, 0, v->block, v->tiling, &k));
-    _skel_cuda_opts(&dv->info, 0, k->block, v->tiling, &o);
-    _SKEL_TRY(_skel_kernel_plan(sk, c, sh, &o, &plan));
+    _SKEL_TRY(_skel_cuda_planned(sk, c, sh, v, &k, &plan));
     pthread_mutex_lock(&dv->run_lock);
     rc = _skel_cuda_set(dv);
-    if (rc == SKEL_OK) rc = _skel_cuda_operands(sk, c, 0, 0, bufs);
-    if (rc == SKEL_OK) rc = _skel_cuda_exec(0, k, sk, c, &plan, bufs, 0, v->grid);
+    if (rc == SKEL_OK) rc = _skel_cuda_operands(sk, c, sh, d, bufs);
+    if (rc == SKEL_OK) rc = _skel_cuda_exec(d, k, sk, c, &plan, bufs, v->grid);
     pthread_mutex_unlock(&dv->run_lock);
-    for (w = 0; rc == SKEL_OK && w < sk->nout && c->outs[w]; ++w) _skel_mark_written(c->outs[w], dv->space);
+    return rc;
+}
+
+/* Before a split's parts run: the kernels, the operands' device copies
+   and the plan's scratch buffers of part sh on device v->device (no data
+   moves). */
+static int _skel_cuda_prepare(const _skel_backend *b, const _skel_variant *v, skel_skeleton *sk, const skel_call *c,
+                              const _skel_shape *sh)
+{
+    int i, rc;
+    _skel_cuda_dev *dv = &_skel_cuda_devs[v->device];
+    _skel_cuda_kern *k;
+    _skel_kplan plan;
+    _skel_CUdeviceptr scratch;
+    (void)b;
+    _SKEL_TRY(_skel_cuda_planned(sk, c, sh, v, &k, &plan));
+    pthread_mutex_lock(&dv->run_lock);
+    rc = _skel_cuda_set(dv);
+    if (rc == SKEL_OK) rc = _skel_part_alloc(sk, c, dv->space);
+    for (i = 0; rc == SKEL_OK && i < 3; ++i)
+        if (plan.scratch[i]) rc = _skel_cuda_scratch(dv, i, plan.scratch[i], &scratch);
+    pthread_mutex_unlock(&dv->run_lock);
     return rc;
 }
 
@@ -1556,6 +1414,8 @@ static int _skel_cuda_check_run(const _skel_backend *b, const _skel_variant *v, 
    --------------------------------------------------------------------- */
 static int _skel_cuda_run(const _skel_backend *b, const _skel_variant *v, skel_skeleton *sk, const skel_call *c,
                           const _skel_shape *sh);
+static int _skel_cuda_prepare(const _skel_backend *b, const _skel_variant *v, skel_skeleton *sk, const skel_call *c,
+                              const _skel_shape *sh);
 static int _skel_cuda_candidates(const _skel_backend *b, skel_variant *out, int max);
 static int _skel_cuda_check_run(const _skel_backend *b, const _skel_variant *v, skel_skeleton *sk,
                                 const skel_call *c, const _skel_shape *sh);
@@ -1684,13 +1544,17 @@ static void _skel_cuda_provide(void)
         else if (_skel_cu.cuMemHostGetDevicePointer_v2(&d->pinned_result_dev, d->pinned_result, 0) != _SKEL_CU_SUCCESS)
             d->pinned_result_dev = 0;
         memset(&sp, 0, sizeof sp);
-        sp.name = "cuda";
+        snprintf(d->place, sizeof d->place, "cuda:%d", _skel_cuda_ndevs);
+        sp.name = d->place;
+        sp.backend = "cuda";
+        sp.device = _skel_cuda_ndevs;
         sp.ctx = d;
         sp.alloc = _skel_cuda_alloc;
         sp.release = _skel_cuda_release;
         sp.upload = _skel_cuda_upload;
         sp.download = _skel_cuda_download;
         sp.wait = _skel_cuda_wait;
+        sp.stamp = _skel_cuda_stamp;
         if ((d->space = _skel_space_register(&sp)) < 0) break;
         _skel_log(SKEL_LOG_INFO, "cuda: device %d: %s, %s, %d SMs, %.1f GiB, %d KiB shared/block (%d opt-in), %d regs/block",
                   i, d->info.name, d->arch, d->info.sms, (double)d->info.memory / (1 << 30),
@@ -1709,6 +1573,7 @@ static void _skel_cuda_provide(void)
     b.is_gpu = 1;
     b.space = _skel_cuda_devs[0].space;
     b.run = _skel_cuda_run;
+    b.prepare = _skel_cuda_prepare;
     b.candidates = _skel_cuda_candidates;
     if (_skel_cuda_ndevs > 1) snprintf(more, sizeof more, " (+%d more)", _skel_cuda_ndevs - 1);
     snprintf(b.info, sizeof b.info, "%s%s, %s, %d SMs, driver %d.%d, NVRTC %d.%d", _skel_cuda_devs[0].info.name, more,

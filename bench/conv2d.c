@@ -189,7 +189,7 @@ static void kernel_facts(skel_skeleton *sk, int tiling, int *regs, int *groups)
     _skel_cuda_kern *k;
     _skel_CUfunction f;
     *regs = *groups = 0;
-    if (!use_events || _skel_cuda_kernels(sk, sk->kind, 0, block, tiling, &k) != SKEL_OK) return;
+    if (!use_events || _skel_cuda_kernels(sk, 0, block, tiling, &k) != SKEL_OK) return;
     if (_skel_cuda_fn(k, "skel_overlap2d", &f) != SKEL_OK) return;
     _skel_cu.cuFuncGetAttribute(regs, _SKEL_CUF_NUM_REGS, f);
     _skel_cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(groups, f, k->block, 0);

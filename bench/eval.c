@@ -148,13 +148,13 @@ static void place_operands(void)
     if (Z && flush_out) skel_flush(Z);
     else if (Z) {
         _skel_release_devices(Z);
-        Z->valid = 1u;      /* (its host data are never read) */
+        _skel_mark_written(Z, 0);   /* (its host data are never read) */
     }
     for (i = 0; i < 4; ++i) {
         if (!in[i]) continue;
         skel_flush(in[i]);
         if (ON_DEVICE && DEV_SPACE > 0 && _skel_acquire(in[i], DEV_SPACE, _SKEL_READ))
-            in[i]->valid = 1u << DEV_SPACE;
+            _skel_map_reset(in[i], DEV_SPACE);
     }
 }
 

@@ -291,7 +291,7 @@ typedef struct conf {
 static void place_operands(void)
 {
     if (A) skel_flush(A);
-    if (Z) { _skel_release_devices(Z); Z->valid = 1u; }
+    if (Z) { _skel_release_devices(Z); _skel_mark_written(Z, 0); }
 }
 
 /* Seconds per call of configuration c: an untimed call first where the

@@ -208,7 +208,7 @@ int main(int argc, char **argv)
                 use(v); call();
                 t[0][k] = timed();
                 _skel_release_devices(Z);                   /* the tuner's reset */
-                Z->valid = 1u;
+                _skel_mark_written(Z, 0);
                 t[1][k] = timed();
                 call();
                 skel_flush(Z);                              /* the evaluation's */
@@ -218,7 +218,7 @@ int main(int argc, char **argv)
                 skel_flush(Z);
                 t[3][k] = timed();
                 call();
-                Z->valid = 1u;                              /* stale on the device, buffer kept */
+                _skel_mark_written(Z, 0);                   /* stale on the device, buffer kept */
                 t[4][k] = timed();
             }
             skel_plan_lookup(plans[v], sizes[i], &var);

@@ -339,7 +339,7 @@ static void on_device(skel_vec *v)
 {
     int b = _skel_backend_find(backend);
     if (!_skel_acquire(v, _skel_backends[b].space, _SKEL_READ)) { fprintf(stderr, "upload: %s\n", skel_last_error()); exit(1); }
-    v->valid = 1u << _skel_backends[b].space;
+    _skel_map_reset(v, _skel_backends[b].space);     /* valid there only, as a GPU call leaves it */
 }
 
 static void gpu_pearson(int lg)

@@ -49,7 +49,7 @@ static double timed_call(skel_plan *p)
     double t0;
     skel_set_plan(taylor, p);
     _skel_release_devices(Z);           /* as the tuner and the evaluation start a call */
-    Z->valid = 1u;
+    _skel_mark_written(Z, 0);
     skel_flush(X);
     t0 = bench_now();
     if (skel_map1(taylor, Z, X) != SKEL_OK) {

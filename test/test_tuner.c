@@ -548,10 +548,10 @@ SKEL_TEST(tuner_2d_crossover_is_confined_to_deepest_leaves)
    a little in R.  The 4096 x 4096 corner costs about 0.8 s of measuring
    with every variant timed five times. */
 static const skel_variant BLUR[] = {
-    { "S", 0, 0, 0, 0, 0 }, { "P", 1, 0, 0, 0, 0 }, { "P", 2, 0, 0, 0, 0 }, { "P", 4, 0, 0, 0, 0 }, { "P", 8, 0, 0, 0, 0 },
-    { "P", 16, 0, 0, 0, 0 }, { "G", 0, 128, 1, 0, 0 }, { "G", 0, 128, 4, 0, 0 }, { "G", 0, 256, 1, 0, 0 }, { "G", 0, 256, 4, 0, 0 },
-    { "G", 0, 512, 1, 0, 0 }, { "G", 0, 512, 4, 0, 0 }, { "G", 0, 1024, 1, 0, 0 }, { "G", 0, 1024, 4, 0, 0 },
-    { "H", 0, 128, 0, 0, 0 }, { "H", 0, 256, 0, 0, 0 }, { "H", 0, 512, 0, 0, 0 } };
+    { .backend = "S", .threads = 0, .block = 0, .grid = 0, .devices = 0 }, { .backend = "P", .threads = 1, .block = 0, .grid = 0, .devices = 0 }, { .backend = "P", .threads = 2, .block = 0, .grid = 0, .devices = 0 }, { .backend = "P", .threads = 4, .block = 0, .grid = 0, .devices = 0 }, { .backend = "P", .threads = 8, .block = 0, .grid = 0, .devices = 0 },
+    { .backend = "P", .threads = 16, .block = 0, .grid = 0, .devices = 0 }, { .backend = "G", .threads = 0, .block = 128, .grid = 1, .devices = 0 }, { .backend = "G", .threads = 0, .block = 128, .grid = 4, .devices = 0 }, { .backend = "G", .threads = 0, .block = 256, .grid = 1, .devices = 0 }, { .backend = "G", .threads = 0, .block = 256, .grid = 4, .devices = 0 },
+    { .backend = "G", .threads = 0, .block = 512, .grid = 1, .devices = 0 }, { .backend = "G", .threads = 0, .block = 512, .grid = 4, .devices = 0 }, { .backend = "G", .threads = 0, .block = 1024, .grid = 1, .devices = 0 }, { .backend = "G", .threads = 0, .block = 1024, .grid = 4, .devices = 0 },
+    { .backend = "H", .threads = 0, .block = 128, .grid = 0, .devices = 0 }, { .backend = "H", .threads = 0, .block = 256, .grid = 0, .devices = 0 }, { .backend = "H", .threads = 0, .block = 512, .grid = 0, .devices = 0 } };
 #define NBLUR (int)(sizeof BLUR / sizeof BLUR[0])
 
 static double blur_cost(const skel_variant *v, const size_t *pt, double *once, void *user)
@@ -761,7 +761,7 @@ SKEL_TEST(tuner_plan_file_corruption_is_rejected)
     ST_EQ_INT(skel_plan_load(&q, bad), SKEL_EFORMAT);
     ST_CHECK(strstr(skel_last_error(), "magic") != NULL);
     memcpy(mut, img, len);                  /* a future version, checksum intact */
-    mut[8] = 4;
+    mut[8] = 5;
     fix_checksum(mut, len);
     write_all(bad, mut, len);
     ST_EQ_INT(skel_plan_load(&q, bad), SKEL_EFORMAT);
@@ -990,7 +990,7 @@ SKEL_TEST(tuner_tunes_real_calls_on_cpu_backends)
     int k, nc;
     /* the CPU backends only: which backend wins on a machine with a GPU
        is a matter of timing, and a test must not depend on it */
-    static const skel_variant cpu[] = { { "seq", 0, 0, 0, 0, 0 }, { "omp", 1, 0, 0, 0, 0 }, { "omp", 2, 0, 0, 0, 0 } };
+    static const skel_variant cpu[] = { { .backend = "seq" }, { .backend = "omp", .threads = 1 }, { .backend = "omp", .threads = 2 } };
     memset(&d, 0, sizeof d);
     d.id = "test-vadd";
     d.sk = tt_vadd;
@@ -1177,7 +1177,7 @@ static char choose_on(skel_skeleton *sk, size_t rows, size_t cols, int matrix)
 
 SKEL_TEST(tuner_2d_index_map_answers_by_rows_and_cols)
 {
-    static const skel_variant so[] = { { "seq", 0, 0, 0, 0, 0 }, { "omp", 1, 0, 0, 0, 0 } };
+    static const skel_variant so[] = { { .backend = "seq" }, { .backend = "omp", .threads = 1 } };
     skel_tune_desc d;
     skel_plan *p;
     skel_plan_stats st;
