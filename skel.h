@@ -5015,16 +5015,20 @@ const char *_skel_place_name(int p)
     return p >= 0 && p < _SKEL_LOAD(&_skel_nspaces) ? _skel_spaces[p].name : "?";
 }
 
+/* "opencl" and "opencl:0" name the same place (a name without a device
+   is its first); so do "cuda" and "cuda:0". */
+static int _skel_place_named(const char *a, const char *b)
+{
+    size_t la = strcspn(a, ":"), lb = strcspn(b, ":");
+    return la == lb && strncmp(a, b, la) == 0 && strcmp(a[la] ? a + la : ":0", b[lb] ? b + lb : ":0") == 0;
+}
+
 int _skel_place_find(const char *name)
 {
     int p, n = _skel_place_count();
-    size_t len;
     if (!name) return -1;
-    len = strcspn(name, ":");
     for (p = 0; p < n; ++p)
-        if (_skel_place_backend(p) >= 0 && (strcmp(_skel_spaces[p].name, name) == 0 ||
-            (strncmp(_skel_spaces[p].name, name, len) == 0 && !_skel_spaces[p].name[len] && strcmp(name + len, ":0") == 0)))
-            return p;
+        if (_skel_place_backend(p) >= 0 && _skel_place_named(_skel_spaces[p].name, name)) return p;
     return -1;
 }
 
@@ -14631,7 +14635,8 @@ static double _skel_rt_exec(_skel_tnode *t, int p)
         const _skel_backend *b;
         if (t->place != p || _skel_backends[t->v.backend].space != p) _skel_rt_variant_at(t, p);
         b = &_skel_backends[t->v.backend];
-        rc = t->sh.n == 0 ? SKEL_OK : b->run(b, &t->v, t->sk, &t->call, &t->sh);   /* empty: as skel_run */
+        /* empty: as skel_run; through _skel_run_variant, which records the ranges it wrote */
+        rc = t->sh.n == 0 ? SKEL_OK : _skel_run_variant(t->sk, &t->call, &t->sh, &t->v);
         if (rc != SKEL_OK && b->is_gpu && _skel_env.fallback && (rc == SKEL_ENOMEM || rc == SKEL_EDEVICE))
             rc = _skel_fall_back(t->sk, &t->call, &t->sh, b->name, rc);
     } else if (p == 0) {
