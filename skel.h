@@ -399,8 +399,8 @@
        device copies, scratch, room in the maps): a part that cannot run
        (out of memory, a device error) fails the call with every container
        as it was, and skel_last_error names the part and its place.
-       Shares: a plan's split variant gives them (the tuner does not make
-       split variants yet, see TUNER); a call repeated at one context
+       Shares: a plan's split variant gives them (the tuner makes split
+       candidates, see TUNER); a call repeated at one context
        point moves its shares halfway towards its places' measured rates
        (at most 0.1 a call, 0.25 from the plan's, only when a part took
        50 us or more, and only from a call that copied about as many
@@ -726,10 +726,18 @@
          About 10-20 ns at depth 10 in 1-D (open leaves' answers, and 2-D
          open leaves' candidates, at most 4, are computed once, when the
          plan is made or loaded).
-       - Split variants (SPLIT CALLS) come from skel_plan_add in this
-         version: the tuner's split candidates (shares from each place's
-         cost line, measured like any variant) were written for the 1-D
-         tuner before the 2-D one and wait to be ported to it.
+       - Split variants (SPLIT CALLS): after the single-place variants ran
+         at a new point (1-D or 2-D), the host's fastest there and each GPU
+         backend's fastest (on every device of it) make a split candidate;
+         each place's cost of a part of s units is taken as a + b*s (a
+         line through its times at this point and the largest smaller
+         point measured), and the shares make every part end together.
+         The candidate (shares rounded to 0.001, an identical one reused)
+         is measured there in as many rounds as the point's variants had,
+         so a split wins only where it was measured to be the fastest; it
+         is not measured at other points.  Made with the default variant
+         table, or with desc.splits = 1 from the desc's own list;
+         desc.splits = -1 never; never with a cost model.
        - Bulk selection: calls with the same call.group (non-zero) run in
          the memory space the first call of the group chose: a call whose
          own plan picks another space runs on the first call's variant;
@@ -1218,8 +1226,8 @@ typedef struct skel_tune_desc {
     int nvariants;
     const char *backends;       /* only the variants of these backends, comma-separated: "seq,omp"
                                    (default NULL: every backend; an unknown name is an error) */
-    int splits;                 /* split variants to make at each point (SPLIT CALLS): not made by
-                                   the 2-D tuner yet, the field is kept (and stored) for them */
+    int splits;                 /* split candidates at each point (TUNER): 0 with the default
+                                   variant table only, 1 also from desc.variants, -1 never */
     const char *dir;            /* plan folder (default: SKEL_PLAN_DIR, else <exe dir>/<exe name>.skelplans) */
     int nofile;                 /* 1: neither load nor save a plan file */
     int quiet;                  /* 1: no progress on stderr */
@@ -9529,7 +9537,7 @@ typedef struct _skel_tconf {
     int kind, in_type, out_type, nin, index_mode, dr, dc, weighted, has_uniform;
     int direction, edge, exclusive;
     int max_depth, min_depth, max_nodes, reps, repeats, in_loc[SKEL_MAX_IN], out_to_host, split, cost_model;
-    int splits;                 /* split variants made: 1 yes, 0 no (format 4; 0 for now) */
+    int splits;                 /* split candidates made: 1 yes, 0 no (format 4) */
     double time_budget, timeout, tolerance, prune;
     uint64_t variants_hash;     /* hash of an explicit variant list; 0: every backend */
     int nout, nview, nrow, dd;  /* (version 3) the instance's form; -1: not stored (versions 1, 2) */
@@ -10824,7 +10832,7 @@ static void _skel_tune_defaults(const skel_tune_desc *d, _skel_tconf *c)
     c->prune = d->prune > 0 ? d->prune : d->prune < 0 ? -1 : 0.25;
     c->split = d->split == SKEL_SPLIT_LINEAR;
     c->cost_model = d->cost != NULL;
-    c->splits = 0;                  /* (the 2-D tuner makes no split variants yet) */
+    c->splits = !d->cost && (d->splits > 0 || (d->splits == 0 && !(d->variants && d->nvariants > 0)));
     if ((d->variants && d->nvariants > 0) || (d->backends && *d->backends)) {
         uint64_t h = _SKEL_FNV_SEED;
         if (d->backends && *d->backends) h = _skel_fnv1a(d->backends, strlen(d->backends) + 1, h);
@@ -11735,6 +11743,176 @@ static void _skel_recheck_order(_skel_tuner *T, int p, _skel_synth *sp)
     if (sp && sp != given) _skel_synth_free(sp);
 }
 
+/* ---- split variants: the tuner makes them at each point it measures ----
+   After the single-place variants ran at a new point, each GPU backend
+   gets a split candidate: the host's fastest variant there and that
+   backend's fastest, on every device of it, with shares that make the
+   parts finish together (_skel_balance) by each place's cost at the
+   part's size.  The candidate is measured there like any variant (the
+   same rounds) and joins the table (an identical one is reused); it wins
+   the point only where it was measured to be fastest there, so a split
+   never runs where a single place was faster.  Splits are made for the
+   default variant table, or for a desc's own list with desc.splits = 1
+   (never with a cost model), and are not measured at other points. */
+
+/* Each place's cost of a part of s units, a + b * s; the shares s_i
+   (summing to 1) at which every place with work finishes at the same
+   time.  A place whose fixed cost alone exceeds that time gets none. */
+static void _skel_balance(int n, const double *a, const double *b, double *s)
+{
+    int i, use[SKEL_MAX_PARTS], again = 1;
+    double num, den = 0, tau = 0;
+    for (i = 0; i < n; ++i) use[i] = b[i] > 0;
+    while (again) {
+        again = 0;
+        num = 1;
+        den = 0;
+        for (i = 0; i < n; ++i)
+            if (use[i]) { num += a[i] / b[i]; den += 1 / b[i]; }
+        if (den <= 0) break;
+        tau = num / den;
+        for (i = 0; i < n; ++i)
+            if (use[i] && tau < a[i]) { use[i] = 0; again = 1; }
+    }
+    for (i = 0; i < n; ++i) s[i] = use[i] && den > 0 ? (tau - a[i]) / b[i] : 0;
+}
+
+/* A point's size: its element count (the product of its coordinates). */
+static double _skel_tree_point_size(const _skel_tree *t, int p)
+{
+    double s = 1;
+    int d;
+    for (d = 0; d < t->conf.dims; ++d) s *= (double)t->points[p].x[d];
+    return s;
+}
+
+/* Variant v's cost at point p as a + b * size, through its time at the
+   largest smaller point measured, else proportional. */
+static void _skel_cost_line(const _skel_tree *t, int p, int v, double *a, double *b)
+{
+    double tp = _skel_tree_time(t, p, v), sp = _skel_tree_point_size(t, p), sq, best = 0, tq = -1;
+    int q;
+    for (q = 0; q < t->npoints; ++q) {
+        if (q == p || _skel_tree_time(t, q, v) < 0 || (sq = _skel_tree_point_size(t, q)) >= sp || sq <= best) continue;
+        best = sq;
+        tq = _skel_tree_time(t, q, v);
+    }
+    *a = 0;
+    *b = tp / sp;
+    if (tq >= 0 && tp > tq) {
+        *b = (tp - tq) / (sp - best);
+        *a = tp - *b * sp;
+        if (*a < 0) { *a = 0; *b = tp / sp; }
+    }
+}
+
+/* Per point and variant arrays of nvar columns widened to n (the new
+   columns zero; times unmeasured).  NULL when memory is short. */
+static void *_skel_widen(const void *old, int rows, int nvar, int n, size_t each)
+{
+    unsigned char *w = (unsigned char *)SKEL_MALLOC((size_t)(rows ? rows : 1) * (size_t)n * each);
+    int p;
+    if (!w) return NULL;
+    memset(w, 0, (size_t)(rows ? rows : 1) * (size_t)n * each);
+    for (p = 0; p < rows; ++p)
+        memcpy(w + (size_t)p * (size_t)n * each, (const unsigned char *)old + (size_t)p * (size_t)nvar * each,
+               (size_t)nvar * each);
+    return w;
+}
+
+/* Add entry pv to the table (or find an identical one): its index, or -1
+   when the table is full or memory is short.  Every point's times,
+   samples, second-look and shared-F flags get the new variant's column;
+   it is a group (_skel_round) of its own. */
+static int _skel_tree_add_var(_skel_tuner *T, const _skel_pvar *pv)
+{
+    _skel_tree *t = T->t;
+    int v, p, n = t->nvar + 1, rows = t->cap_points;
+    void *q[6];
+    for (v = 0; v < t->nvar; ++v)
+        if (t->vars[v].nparts == pv->nparts && memcmp(t->vars[v].part, pv->part, sizeof pv->part) == 0 &&
+            strcmp(t->vars[v].backend, pv->backend) == 0)
+            return v;
+    if (n > _SKEL_MAX_PVARS) return -1;
+    if ((q[0] = SKEL_REALLOC(t->vars, (size_t)n * sizeof *t->vars))) t->vars = (_skel_pvar *)q[0];
+    if ((q[1] = SKEL_REALLOC(T->group, (size_t)n * sizeof *T->group))) T->group = (int *)q[1];
+    if ((q[2] = SKEL_REALLOC(T->scratch, (size_t)n * _SKEL_MAX_SAMPLES * sizeof *T->scratch))) T->scratch = (double *)q[2];
+    q[3] = _skel_widen(t->times, rows, t->nvar, n, 2 * sizeof *t->times);
+    q[4] = _skel_widen(T->smp, rows, t->nvar, n, sizeof *T->smp);
+    q[5] = _skel_widen(T->looked, rows, t->nvar, n, 1);
+    if (!q[0] || !q[1] || !q[2] || !q[3] || !q[4] || !q[5] || !(q[0] = _skel_widen(T->share, rows, t->nvar, n, 1))) {
+        SKEL_FREE(q[3]); SKEL_FREE(q[4]); SKEL_FREE(q[5]);
+        return -1;
+    }
+    SKEL_FREE(t->times); SKEL_FREE(T->smp); SKEL_FREE(T->looked); SKEL_FREE(T->share);
+    t->times = (double *)q[3];
+    T->smp = (_skel_samples *)q[4];
+    T->looked = (unsigned char *)q[5];
+    T->share = (char *)q[0];
+    for (p = 0; p < rows; ++p) t->times[((size_t)p * (size_t)n + (size_t)t->nvar) * 2] = _SKEL_T_UNMEASURED;
+    t->vars[t->nvar] = *pv;
+    t->vars[t->nvar].pruned = -1;
+    T->group[t->nvar] = t->nvar;
+    return t->nvar++;
+}
+
+/* The fastest variant at p for which pick(v, arg) holds, or -1. */
+static int _skel_best_where(const _skel_tree *t, int p, int (*pick)(const _skel_pvar *, int), int arg)
+{
+    int v, best = -1;
+    for (v = 0; v < t->nvar; ++v)
+        if (t->vars[v].index >= 0 && pick(&t->vars[v], arg) && _skel_tree_time(t, p, v) >= 0 &&
+            (best < 0 || _skel_tree_time(t, p, v) < _skel_tree_time(t, p, best)))
+            best = v;
+    return best;
+}
+static int _skel_on_host(const _skel_pvar *pv, int arg)
+{
+    (void)arg;
+    return !pv->nparts && !_skel_backends[pv->index].is_gpu && pv->index != _skel_env.split_backend;
+}
+static int _skel_on_backend(const _skel_pvar *pv, int b) { return !pv->nparts && pv->index == b && pv->devices <= 1 && !pv->device; }
+
+/* The split candidates at new point p (operands s), measured in as many
+   rounds as the point's variants had. */
+static void _skel_tune_splits(_skel_tuner *T, _skel_synth *s, int p, int rounds)
+{
+    _skel_tree *t = T->t;
+    int h, g, b, k, nd, v, r;
+    if (!t->conf.splits || (h = _skel_best_where(t, p, _skel_on_host, 0)) < 0) return;
+    for (b = 0; b < _SKEL_LOAD(&_skel_nbackends); ++b) {
+        double a[SKEL_MAX_PARTS], c[SKEL_MAX_PARTS], sh[SKEL_MAX_PARTS], sum = 0;
+        _skel_pvar pv;
+        if (!_skel_backends[b].is_gpu || (nd = _skel_backend_devices(b)) < 1 ||
+            (g = _skel_best_where(t, p, _skel_on_backend, b)) < 0)
+            continue;
+        if (nd > SKEL_MAX_PARTS - 1) nd = SKEL_MAX_PARTS - 1;
+        memset(&pv, 0, sizeof pv);
+        snprintf(pv.backend, sizeof pv.backend, "split");
+        pv.nparts = nd + 1;
+        _skel_cost_line(t, p, h, &a[0], &c[0]);
+        for (k = 1; k <= nd; ++k) _skel_cost_line(t, p, g, &a[k], &c[k]);
+        for (k = 0; k <= nd; ++k) c[k] *= _skel_tree_point_size(t, p);      /* the cost of a share, not of a unit */
+        _skel_balance(nd + 1, a, c, sh);
+        for (k = 0; k <= nd; ++k) {
+            const _skel_pvar *src = &t->vars[k ? g : h];
+            _skel_ppart *q = &pv.part[k];
+            snprintf(q->backend, sizeof q->backend, "%s", src->backend);
+            q->device = k ? k - 1 : 0;
+            q->threads = src->threads; q->block = src->block; q->grid = src->grid;
+            q->index = src->index;
+            q->share = floor(sh[k] * 1000 + 0.5) / 1000;   /* one table entry for nearly equal splits */
+            sum += q->share;
+        }
+        if (!(sum > 0) || pv.part[0].share >= 0.995 * sum || pv.part[0].share <= 0.005 * sum) continue;   /* one place does it */
+        for (k = 0; k <= nd; ++k) pv.part[k].share /= sum;
+        pv.index = _skel_env.split_backend;
+        if ((v = _skel_tree_add_var(T, &pv)) < 0) return;
+        for (r = 0; r < rounds && (r == 0 || _skel_tune_elapsed(T) < t->conf.time_budget); ++r)
+            _skel_round(T, s, p, &v, 1, T->share + (size_t)p * (size_t)t->nvar, r == 0);
+    }
+}
+
 /* Room for one more point in the table and the tuner's per-point arrays. */
 static int _skel_point_room(_skel_tuner *T)
 {
@@ -11787,7 +11965,8 @@ static int _skel_tune_point(_skel_tuner *T, const uint64_t *x)
         rf[1] = 0;
     }
     for (v = 0, n = 0; v < t->nvar; ++v)         /* the live variants, in ranking order */
-        if (t->vars[order[v]].pruned < 0 && !_skel_timed_out_below(t, x, order[v])) order[n++] = order[v];
+        if (t->vars[order[v]].pruned < 0 && !t->vars[order[v]].nparts && !_skel_timed_out_below(t, x, order[v]))
+            order[n++] = order[v];      /* (a split: measured at its own point only) */
     n = _skel_group_order(T, order, n, 0, order + t->nvar);
     for (v = 0; v < t->nvar; ++v) T->share[(size_t)p * (size_t)t->nvar + (size_t)v] = (char)_skel_shares(T, x, v);
     budget = (t->conf.time_budget - t0) / (t->conf.dims == 2 ? 16 : 8);
@@ -11796,8 +11975,9 @@ static int _skel_tune_point(_skel_tuner *T, const uint64_t *x)
         if ((n = _skel_contenders(T, p, 0, t->conf.reps, r & 1, order)) < 2) break;
         _skel_round(T, &s, p, order, n, T->share + (size_t)p * (size_t)t->nvar, 0);
     }
-    _skel_point_one_offs(T, p);
     SKEL_FREE(order);
+    if (!T->d->cost) _skel_tune_splits(T, &s, p, r);
+    _skel_point_one_offs(T, p);
     t->npoints++;
     t->points[p].winner = _skel_point_winner(t, p);
     _skel_recheck_order(T, p, T->d->cost ? NULL : &s);

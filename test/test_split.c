@@ -12,10 +12,12 @@
    CI) where it is present: host-only splits always run, splits with an
    OpenCL part skip without it (fail under SKEL_REQUIRE=opencl) and where
    SKEL_TEST_BACKENDS leaves opencl out (the ThreadSanitizer run). */
+#define _POSIX_C_SOURCE 200809L     /* mkdtemp */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "skel.h"
 #include "skel_test.h"
 
@@ -975,13 +977,34 @@ static void sp_log_sink(int level, const char *msg, void *user)
     L->lines++;
 }
 
-SKEL_TEST(split_plans_keep_shares_refinement_bounded)
+/* The variant table of plan p as skel_plan_dump's text prints it. */
+static void sp_variant_lines(const skel_plan *p, char *buf, size_t size)
+{
+    char path[96], line[512];
+    size_t len = 0;
+    FILE *f;
+    buf[0] = 0;
+    snprintf(path, sizeof path, "/tmp/skel-split-plan-%ld.txt", (long)getpid());
+    ST_OK(skel_plan_dump(p, SKEL_DUMP_TEXT, path));
+    f = fopen(path, "r");
+    ST_CHECK(f != NULL);
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "  v", 3) == 0 && len + strlen(line) < size) {
+            memcpy(buf + len, line, strlen(line) + 1);
+            len += strlen(line);
+        }
+    if (f) fclose(f);
+    remove(path);
+}
+
+SKEL_TEST(split_plans_keep_shares_tuner_makes_splits_refinement_bounded)
 {
     const size_t n = 400009;
     uint64_t rng = st_seed("split-plans", 17, 18);
     int gpu = sp_opencl(), k;
-    skel_variant v, got, pool;
-    skel_plan *p;
+    skel_variant v, got, pool, v2;
+    skel_plan *p, *q;
+    char dir[64], path[128];
     memset(&v, 0, sizeof v);
     v.backend = "split";
     sp_part(&v, 0, "pool", 0.3, 2);
@@ -1006,13 +1029,60 @@ SKEL_TEST(split_plans_keep_shares_refinement_bounded)
     ST_OK(skel_plan_lookup(p, 5000, &got));
     ST_CHECK(strcmp(got.backend, "pool") == 0);
     skel_plan_free(p);
-    if (!gpu) ST_SKIP("refinement needs OpenCL's device as a second place");
-    {   /* (the tuner's split candidates wait for the 2-D tuner: SPLIT CALLS) */
+    if (!gpu) ST_SKIP("the tuner's splits and refinement need OpenCL's device as a second place");
+    {   /* the tuner makes a split candidate at its point and measures it like any variant */
+        skel_variant vars[2];
+        skel_tune_desc d;
         skel_vec *a = sp_ivec(n, &rng), *b = sp_ivec(n, &rng), *r;
         skel_call c;
+        size_t pt = n;
+        char tab[4096], tab2[4096], *line;
+        int splits = 0;
         ST_OK(skel_vec_new(&r, SKEL_INT32, n));
+        memset(vars, 0, sizeof vars);
+        vars[0].backend = "pool"; vars[0].threads = 2;
+        vars[1].backend = "opencl";
+        memset(&d, 0, sizeof d);
         memset(&c, 0, sizeof c);
         c.out = r; c.in[0] = a; c.in[1] = b;
+        d.id = "split-test"; d.sk = sp_map; d.call = &c; d.dims = 1;
+        d.lower[0] = d.upper[0] = n;
+        d.variants = vars; d.nvariants = 2; d.splits = 1;
+        d.nofile = 1; d.quiet = 1; d.reps = 2;
+        d.time_budget = 20; d.timeout = 10;     /* a budget a loaded machine does not exhaust at one point */
+        ST_OK(skel_tune(&d, &p));
+        sp_variant_lines(p, tab, sizeof tab);
+        for (line = tab; (line = strstr(line, "split")) != NULL; line += 5) splits++;
+        if (splits < 1) ST_FAIL("no split variant in the tuned plan's table:\n%s", tab);
+        snprintf(dir, sizeof dir, "/tmp/skel-split-XXXXXX");
+        ST_CHECK(mkdtemp(dir) != NULL);
+        snprintf(path, sizeof path, "%s/split.plan", dir);
+        ST_OK(skel_plan_save(p, path));     /* and a plan file keeps them */
+        ST_OK(skel_plan_load(&q, path));
+        remove(path);
+        rmdir(dir);
+        ST_OK(skel_plan_lookup_point(q, &pt, 1, &v2));
+        ST_OK(skel_plan_lookup_point(p, &pt, 1, &got));
+        ST_CHECK(strcmp(v2.backend, got.backend) == 0);
+        for (k = 0; k < SKEL_MAX_PARTS && got.parts[k].backend; ++k) {
+            ST_CHECK(v2.parts[k].backend && strcmp(v2.parts[k].backend, got.parts[k].backend) == 0);
+            ST_CHECK(v2.parts[k].share == got.parts[k].share);
+        }
+        sp_variant_lines(q, tab2, sizeof tab2);
+        ST_CHECK(strcmp(tab, tab2) == 0);
+        skel_plan_free(q);
+        ST_OK(skel_plan_lookup_point(p, &pt, 1, &got));     /* whatever won, it runs and is right */
+        ST_OK(skel_set_plan(sp_map, p));
+        ST_OK(skel_run(sp_map, &c));
+        {
+            const int32_t *pa = (const int32_t *)skel_read(a), *pb = (const int32_t *)skel_read(b);
+            const int32_t *pr = (const int32_t *)skel_read(r);
+            size_t i;
+            for (i = 0; i < n; ++i)
+                if (pr[i] != 3 * pa[i] - pb[i]) ST_FAIL("tuned plan (%s): element %zu", got.backend, i);
+        }
+        skel_set_plan(sp_map, NULL);
+        skel_plan_free(p);
         {   /* refinement: repeated calls move the shares, each step and in all bounded */
             sp_log L;
             memset(&L, 0, sizeof L);
