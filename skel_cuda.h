@@ -1339,7 +1339,7 @@ static int _skel_cuda_check_call(skel_skeleton *sk, const skel_call *c, int bloc
     static int nseen;
     _skel_cuda_job jobs[8];
     _skel_task tasks[8];
-    int submitted[8] = { 0 }, todo[8] = { 0 };
+    int submitted[8] = { 0 }, unseen[8] = { 0 };   /* unseen: not yet compiled for that arch */
     char *srcs[8] = { NULL }, names[8][160];
     uint64_t keys[8];
     _skel_kernel_opts o;
@@ -1360,7 +1360,7 @@ static int _skel_cuda_check_call(skel_skeleton *sk, const skel_call *c, int bloc
         keys[i] = _skel_hash_str(_SKEL_HASH_SEED + (uint64_t)archs[i], srcs[i]);
         pthread_mutex_lock(&_skel_cuda_lock);
         for (k = 0; k < nseen && seen[k] != keys[i]; ++k) {}
-        todo[i] = k == nseen;
+        unseen[i] = k == nseen;
         pthread_mutex_unlock(&_skel_cuda_lock);
         snprintf(names[i], sizeof names[i], "skel_%s_%s_b%d.cu", _skel_kind_name(sk->kind), sk->name, o.block);
         jobs[i].src = srcs[i];
@@ -1369,20 +1369,20 @@ static int _skel_cuda_check_call(skel_skeleton *sk, const skel_call *c, int bloc
         jobs[i].rc = SKEL_OK;
     }
     for (i = 1; rc == SKEL_OK && i < narchs; ++i)
-        if (todo[i]) {
+        if (unseen[i]) {
             _skel_pool_submit(&tasks[i], _skel_cuda_job_run, &jobs[i]);
             submitted[i] = 1;
         }
-    if (rc == SKEL_OK && narchs > 0 && todo[0]) _skel_cuda_job_run(&jobs[0]);
+    if (rc == SKEL_OK && narchs > 0 && unseen[0]) _skel_cuda_job_run(&jobs[0]);
     for (i = 0; i < narchs; ++i) {
         if (submitted[i]) _skel_task_wait(&tasks[i]);     /* runs it here if no worker took it yet */
-        if (rc == SKEL_OK && todo[i] && jobs[i].rc != SKEL_OK) {
+        if (rc == SKEL_OK && unseen[i] && jobs[i].rc != SKEL_OK) {
             rc = jobs[i].rc;
             snprintf(_skel_errbuf, sizeof _skel_errbuf, "%s", jobs[i].err);
         }
     }
     for (i = 0; i < narchs; ++i) {
-        if (rc == SKEL_OK && todo[i]) {
+        if (rc == SKEL_OK && unseen[i]) {
             pthread_mutex_lock(&_skel_cuda_lock);
             if (nseen < 4096) seen[nseen++] = keys[i];
             pthread_mutex_unlock(&_skel_cuda_lock);
