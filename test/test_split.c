@@ -1092,7 +1092,7 @@ SKEL_TEST(split_plans_keep_shares_tuner_makes_splits_refinement_bounded)
                taken when the wait returns, after the host's part) */
             L.first[0] = 0.03;
             L.first[1] = 0.97;
-            _skel_test_split_refine(1);
+            _skel_test_split_refine(2);     /* also below 50 us: the H100 takes a few */
             skel_set_log(sp_log_sink, &L);
             v.parts[0].share = 0.03;
             v.parts[1].share = 0.97;
