@@ -30,7 +30,9 @@
 
    Usage: bench_split [--sweep] [--apps] [--chain] [--quick] [--svg FILE] [--gpu cuda|opencl]
    (--gpu opencl: OpenCL's device as the second place, e.g. PoCL for a smoke run)
-   (no section: all three). */
+   (no section: all three).
+   BENCH_SPLIT_DUMP=FILE: the tuner's progress and each tuned plan's table
+   on stderr (FILE: a scratch file for skel_plan_dump). */
 #include "bench.h"
 
 #include <math.h>
@@ -203,13 +205,24 @@ static skel_plan *tune_here(skel_skeleton *sk, const skel_call *c, const size_t 
     d.nvariants = 2;
     d.splits = 1;
     d.nofile = 1;
-    d.quiet = 1;
     d.reps = 3;
     d.time_budget = QUICK ? 0.5 : 1.5;
     d.timeout = 5;
     for (k = 0; k < SKEL_MAX_IN; ++k) d.in_loc[k] = on_gpu ? SKEL_ON_DEVICE : SKEL_ON_HOST;
+    d.out_to_host = -1;     /* as every configuration here is timed: the result stays where it is made */
+    d.quiet = !getenv("BENCH_SPLIT_DUMP");
     if (skel_tune(&d, &p) != SKEL_OK) { fprintf(stderr, "bench_split: tune: %s\n", skel_last_error()); exit(1); }
     skel_set_plan(sk, NULL);
+    if (getenv("BENCH_SPLIT_DUMP")) {     /* the tuner's table on stderr: what it measured, what it chose */
+        char line[512];
+        FILE *f;
+        fprintf(stderr, "== plan %s\n", id);
+        if (skel_plan_dump(p, SKEL_DUMP_TEXT, getenv("BENCH_SPLIT_DUMP")) == SKEL_OK &&
+            (f = fopen(getenv("BENCH_SPLIT_DUMP"), "r")) != NULL) {
+            while (fgets(line, sizeof line, f)) fputs(line, stderr);
+            fclose(f);
+        }
+    }
     snprintf(label, size, "?");
     if (skel_plan_lookup_point(p, pt, dims, &ch) == SKEL_OK) {
         if (strcmp(ch.backend, "split") == 0)
@@ -375,8 +388,8 @@ static void apps(void)
     skel_mat_new(&img, SKEL_INT32, side, side);
     memset(&c, 0, sizeof c);
     c.out = img;
-    pt[0] = side * side;
-    app("Mandelbrot 4096^2, 256 iterations", mandel, &c, NULL, 0, pt, 1);
+    pt[0] = side; pt[1] = side;    /* rows x cols: a (row, col) index tunes in 2-D, on matrices */
+    app("Mandelbrot 4096^2, 256 iterations", mandel, &c, NULL, 0, pt, 2);
     /* Coulombic potential: grid points x atoms (MapArray: the atoms whole on each place) */
     skel_vec_new(&atoms, SKEL_FLOAT, 4 * (size_t)na);
     fill(atoms, 11, 100);
