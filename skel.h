@@ -459,7 +459,14 @@
        online (per instance, size and place; outliers left out) predicts
        its time, a measured transfer model (latency + bytes / bandwidth
        per link) the copies of inputs not already there; places not yet
-       measured for a task get it (calibration).  eager: one queue, any
+       measured for a task get it (calibration).  Unlike StarPU's dmda it
+       looks ahead: a place's finish time also counts the predicted time
+       there of the submitted calls and tasks that follow the ready one
+       (up to skel_sched_desc.lookahead of them, default 16; negative:
+       greedy), so a chain goes where the chain is cheapest, not where its
+       first call's input happens to be (greedy, 80 SOR sweeps whose input
+       starts on the host all ran there, 4 times slower than on the GPU).
+       eager: one queue, any
        worker; ws: a queue per worker, idle workers steal; static: where
        skel_run would run it.  The models live in <plan folder>/skel.models
        (versioned, fingerprinted, checksummed, written atomically; at exit
@@ -1448,6 +1455,8 @@ typedef struct skel_sched_desc {
                                    SKEL_PLACES, else the host and every GPU) */
     int cpu_workers;            /* CPU worker threads (default: the pool's threads less one per GPU) */
     double alpha, beta;         /* dmda's weights of expected finish and transfer time (1, 1) */
+    int lookahead;              /* dmda: how many of the calls and tasks that follow a ready one its
+                                   choice adds (default 16, at most 64; negative: none, greedy) */
     int calibrate;              /* samples before a history model is trusted (default 10) */
     const char *model_dir;      /* folder of the models file (default: the plan folder) */
     int nofile;                 /* 1: models are neither loaded nor saved */
@@ -14086,6 +14095,11 @@ int skel_stream_dump(const skel_stream *s, int format, const char *path)
              p, through the links' transfer model.  predicted(p): the
              instance's tuned plan (its best variant at p), else the history
              model; a place with neither gets the task (calibration).
+             Lookahead (_skel_dmda_ahead): finish(p) also adds the
+             predicted time at p of what follows the task (successors
+             breadth first, up to desc.lookahead of them; each level the
+             larger of its longest call and its work over p's lanes),
+             where every place can predict all of them.
      eager   one queue; any worker takes the oldest task it can run.
      ws      a queue per worker; a task made ready by a worker goes to that
              worker's queue (submissions: round robin), and a worker with
@@ -14210,6 +14224,7 @@ static struct {
     int configured;             /* mu: the rest of the configuration is resolved */
     const _skel_policy *pol;    /* mu */
     double alpha, beta;         /* mu */
+    int lookahead;              /* mu: dmda's successors counted (0: greedy) */
     int calibrate, nofile;      /* mu */
     char model_dir[1024];       /* mu */
     int use[_SKEL_RT_MAXP];     /* mu: places the policies may choose */
@@ -14240,7 +14255,7 @@ struct skel_farm;
 static void _skel_farm_done(struct skel_farm *f, const _skel_tnode *t);
 static const _skel_policy *_skel_policy_find(const char *name);
 static int _skel_models_load_locked(void);
-static int _skel_link_cost(int from, int to, size_t bytes, double *t);
+int _skel_link_cost(int from, int to, size_t bytes, double *t);   /* also a test hook */
 
 /* ---- the graph ---- */
 static int _skel_rt_can_run(const _skel_tnode *t, int p)
@@ -14631,6 +14646,45 @@ static int _skel_rt_sole_place(const _skel_tnode *t)
     return one;
 }
 
+/* The predicted time at place p of the calls and tasks that follow t
+   (its successors, theirs, ..: breadth first, at most _skel_rt.lookahead
+   of them), were they to run there after it, where their data would then
+   be: each level of the breadth-first walk costs the larger of its
+   longest call and its work spread over the place's lanes.  -1 when one
+   of them cannot run at p or has no prediction there. */
+static double _skel_dmda_ahead(_skel_tnode *t, int p)
+{
+    _skel_tnode *seen[65];
+    int n = 1, lo = 0, i, k, j, plan, width;
+    double sum = 0;
+    seen[0] = t;
+    while (lo < n && n <= _skel_rt.lookahead) {
+        int hi = n;
+        double longest = 0, work = 0;
+        for (i = lo; i < hi; ++i)
+            for (k = 0; k < seen[i]->nsucc && n <= _skel_rt.lookahead; ++k) {
+                _skel_tnode *s = seen[i]->succ[k];
+                _skel_variant v = s->v;     /* not queued yet: its push sets these again */
+                double pr;
+                for (j = 0; j < n && seen[j] != s; ++j) {}
+                if (j < n) continue;
+                if (!_skel_rt_can_run(s, p)) return -1;
+                width = s->width;
+                pr = _skel_rt_predict(s, p, &plan);
+                work += pr * (s->width > 0 ? s->width : 1);
+                s->v = v;
+                s->width = width;
+                if (pr < 0) return -1;
+                if (pr > longest) longest = pr;
+                seen[n++] = s;
+            }
+        work /= (double)_skel_rt_lanes(p);
+        sum += longest > work ? longest : work;
+        lo = hi;
+    }
+    return sum;
+}
+
 static void _skel_dmda_push(_skel_tnode *t, _skel_rtw *from)
 {
     double now = _skel_now(), fin[_SKEL_RT_MAXP], xf[_SKEL_RT_MAXP], pred[_SKEL_RT_MAXP], best_fin = 0, best_fit = 0, f;
@@ -14664,6 +14718,17 @@ static void _skel_dmda_push(_skel_tnode *t, _skel_rtw *from)
         _skel_rt_count(t, _SKEL_TR_CALIBRATE);
         _skel_rt_queue(t, uncal);
         return;
+    }
+    if (_skel_rt.lookahead > 0) {    /* and what follows it, where every place can predict that */
+        double ahead[_SKEL_RT_MAXP];
+        int all = 1;
+        for (p = 0; p < _skel_rt.nplaces && all; ++p)
+            if (fin[p] >= 0 && (ahead[p] = _skel_dmda_ahead(t, p)) < 0) all = 0;
+        for (best_fin = all ? -1 : best_fin, p = 0; all && p < _skel_rt.nplaces; ++p)
+            if (fin[p] >= 0) {
+                fin[p] += ahead[p];
+                if (best_fin < 0 || fin[p] < best_fin) best_fin = fin[p];
+            }
     }
     for (best = -1, p = 0; p < _skel_rt.nplaces; ++p) {
         if (fin[p] < 0) continue;
@@ -15051,6 +15116,7 @@ static int _skel_rt_configure(const skel_sched_desc *d)
     }
     _skel_rt.alpha = d->alpha > 0 ? d->alpha : 1;
     _skel_rt.beta = d->beta > 0 ? d->beta : 1;
+    _skel_rt.lookahead = d->lookahead < 0 ? 0 : d->lookahead == 0 ? 16 : d->lookahead > 64 ? 64 : d->lookahead;
     _skel_rt.calibrate = d->calibrate > 0 ? d->calibrate : 10;
     _skel_rt.nofile = d->nofile;
     snprintf(_skel_rt.model_dir, sizeof _skel_rt.model_dir, "%s", d->model_dir ? d->model_dir : "");
@@ -15520,7 +15586,7 @@ static const _skel_link *_skel_link_get(int from, int to)
     return l;
 }
 
-static int _skel_link_cost(int from, int to, size_t bytes, double *t)
+int _skel_link_cost(int from, int to, size_t bytes, double *t)
 {
     const _skel_link *l = _skel_link_get(from, to);
     if (!l) return SKEL_EDEVICE;

@@ -16,6 +16,7 @@ int _skel_place_count(void);
 int _skel_place_backend(int p);
 const char *_skel_place_name(int p);
 int _skel_place_find(const char *name);
+int _skel_link_cost(int from, int to, size_t bytes, double *t);
 int _skel_place_bind(int p);
 int _skel_place_bound(void);
 int _skel_trace_on(void);
@@ -753,6 +754,89 @@ SKEL_TEST(tasks_models_chains_move_each_operand_once)
     ST_OK(skel_sched_set(NULL));
     skel_free(x);
     skel_free(y);
+}
+
+/* dmda looks ahead: a chain whose first call's input is on the host, where
+   one call is cheaper than copying the input to the device but the whole
+   chain is dearer, goes to the device (greedy: every call on the host).
+   The plan's costs come from a model: host calls cost half the input's
+   copy, device calls a hundredth of it. */
+static double tk_chain_cost(const skel_variant *v, const size_t *point, double *once, void *user)
+{
+    double c = *(const double *)user;
+    (void)point; (void)once;
+    return strcmp(v->backend, "opencl") == 0 ? 0.01 * c : 0.5 * c;
+}
+
+/* A user task that holds its data until *arg is set: the calls after it
+   are all submitted before the first of them is ready. */
+static int tk_gate(skel_vec *const *data, void *arg)
+{
+    (void)data;
+    while (!__atomic_load_n((int *)arg, __ATOMIC_ACQUIRE)) nap_us(100);
+    return SKEL_OK;
+}
+
+SKEL_TEST(tasks_dmda_looks_ahead_along_chains)
+{
+    const size_t n = 1 << 16;
+    skel_vec *x = uvec(n, 7), *y, *z;
+    skel_variant vars[2];
+    skel_tune_desc d;
+    skel_plan *plan;
+    skel_sched_stats st;
+    double c;
+    int cl = _skel_place_find("opencl"), k, look, gate;
+    uint32_t *x0;
+    if (cl < 0) ST_SKIP("no OpenCL place");
+    x0 = (uint32_t *)malloc(n * 4);
+    ST_CHECK(x0 != NULL);
+    ST_OK(skel_vec_new(&y, SKEL_UINT32, n));
+    ST_OK(skel_vec_new(&z, SKEL_UINT32, n));
+    ST_OK(_skel_link_cost(0, cl, n * 4, &c));
+    memset(vars, 0, sizeof vars);
+    vars[0].backend = "seq";
+    vars[1].backend = "opencl";
+    memset(&d, 0, sizeof d);
+    d.id = "tasks-chain"; d.dims = 1; d.lower[0] = d.upper[0] = n;
+    d.cost = tk_chain_cost; d.user = &c; d.variants = vars; d.nvariants = 2; d.nofile = 1; d.quiet = 1;
+    ST_OK(skel_tune(&d, &plan));
+    ST_OK(skel_set_plan(tk_mulu, plan));
+    for (look = 0; look < 2; ++look) {
+        st_context("lookahead %s", look ? "on" : "off");
+        const uint32_t *px = (const uint32_t *)skel_write(x);      /* on the host only */
+        size_t i;
+        ST_CHECK(px != NULL);
+        memcpy(x0, px, n * 4);
+        ST_OK(skel_sched_set(&(skel_sched_desc){ .policy = "dmda", .places = "host,opencl", .cpu_workers = 1,
+                                                 .lookahead = look ? 0 : -1, .nofile = 1 }));
+        skel_sched_stats_reset();
+        gate = 0;
+        ST_OK(skel_task_submit(&(skel_task_desc){ .name = "gate", .cpu = tk_gate, .arg = &gate, .data = { x },
+                                                  .mode = { SKEL_READ_WRITE } }));
+        for (k = 0; k < 20; ++k) ST_OK(skel_submit(tk_mulu, &(skel_call){ .in = { k % 2 ? y : x }, .out = k % 2 ? x : y }));
+        __atomic_store_n(&gate, 1, __ATOMIC_RELEASE);
+        ST_OK(skel_run(tk_mulu, &(skel_call){ .in = { x }, .out = z }));    /* follows the chain */
+        ST_OK(skel_wait_all());
+        skel_sched_stats_get(&st);
+        if (look) ST_EQ_UINT(st.place_tasks[cl], 20);
+        else ST_EQ_UINT(st.place_tasks[0], 21);     /* the gate too */
+        {   /* every call ran, in order: z = f^21(x) */
+            const uint32_t *pz = (const uint32_t *)skel_read(z);
+            ST_CHECK(pz != NULL);
+            for (i = 0; pz && i < n; ++i) {
+                uint32_t e = x0[i];
+                for (k = 0; k < 21; ++k) e = 3u * e + 1u;
+                if (pz[i] != e) ST_FAIL("element %zu: %u, expected %u", i, pz[i], e);
+            }
+        }
+    }
+    st_context("");
+    skel_set_plan(tk_mulu, NULL);
+    skel_plan_free(plan);
+    ST_OK(skel_sched_set(NULL));
+    skel_free(x); skel_free(y); skel_free(z);
+    free(x0);
 }
 
 SKEL_TEST(tasks_models_file_is_saved_loaded_shown_and_checked)
