@@ -3295,17 +3295,26 @@ static void _skel_pool_inline(int parts, size_t n, _skel_body body, void *ctx)
 }
 
 /* The CPUs this process may run on (its affinity mask where the platform
-   says), at least 1. */
+   says), at least 1; read once, as OpenMP and TBB do: sysconf reads a
+   /sys file each time (5-10 us on a VM), and the scheduler asks for every
+   place of every call it places. */
 static int _skel_cpu_count(void)
 {
+    static int known;
+    int n = _SKEL_LOAD(&known);
+    if (n > 0) return n;
 #if defined(__linux__) && defined(_GNU_SOURCE)
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
-#endif
     {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        return n > 0 ? (int)(n < _SKEL_POOL_MAX ? n : _SKEL_POOL_MAX) : 1;
+        cpu_set_t set;
+        if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) n = CPU_COUNT(&set);
     }
+#endif
+    if (n <= 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        n = c > 0 ? (int)(c < _SKEL_POOL_MAX ? c : _SKEL_POOL_MAX) : 1;
+    }
+    _SKEL_STORE(&known, n);
+    return n;
 }
 
 #if defined(__GNUC__) || defined(__clang__)
