@@ -465,7 +465,9 @@
        (up to skel_sched_desc.lookahead of them, default 16; negative:
        greedy), so a chain goes where the chain is cheapest, not where its
        first call's input happens to be (greedy, 80 SOR sweeps whose input
-       starts on the host all ran there, 4 times slower than on the GPU).
+       starts on the host all ran there, 3 times slower than on the GPU),
+       and it counts bringing the results of the last of them home (the
+       host is taken to read what no submitted call follows).
        eager: one queue, any
        worker; ws: a queue per worker, idle workers steal; static: where
        skel_run would run it.  The models live in <plan folder>/skel.models
@@ -14107,8 +14109,10 @@ int skel_stream_dump(const skel_stream *s, int format, const char *path)
              Lookahead (_skel_dmda_ahead): finish(p) also adds the
              predicted time at p of what follows the task (successors
              breadth first, up to desc.lookahead of them; each level the
-             larger of its longest call and its work over p's lanes),
-             where every place can predict all of them.
+             larger of its longest call and its work over p's lanes) and
+             the download of what the last of them write (results are
+             taken to end at the host), where every place can predict all
+             of them.
      eager   one queue; any worker takes the oldest task it can run.
      ws      a queue per worker; a task made ready by a worker goes to that
              worker's queue (submissions: round robin), and a worker with
@@ -14655,17 +14659,31 @@ static int _skel_rt_sole_place(const _skel_tnode *t)
     return one;
 }
 
+/* Seconds to bring what t writes home from place p: where no submitted
+   call follows a task, its results are taken to be read at the host. */
+static double _skel_rt_home(const _skel_tnode *t, int p)
+{
+    double total = 0, c;
+    int i;
+    for (i = 0; p > 0 && i < t->nacc; ++i)
+        if ((t->acc[i].mode & _SKEL_WRITE) && _skel_link_cost(p, 0, t->acc[i].c->n * t->acc[i].c->esz, &c) == SKEL_OK)
+            total += c;
+    return total;
+}
+
 /* The predicted time at place p of the calls and tasks that follow t
    (its successors, theirs, ..: breadth first, at most _skel_rt.lookahead
    of them), were they to run there after it, where their data would then
    be: each level of the breadth-first walk costs the larger of its
-   longest call and its work spread over the place's lanes.  -1 when one
-   of them cannot run at p or has no prediction there. */
+   longest call and its work spread over the place's lanes; plus, for
+   each of them that nothing follows, bringing its results home
+   (_skel_rt_home).  -1 when one of them cannot run at p or has no
+   prediction there. */
 static double _skel_dmda_ahead(_skel_tnode *t, int p)
 {
     _skel_tnode *seen[65];
     int n = 1, lo = 0, i, k, j, plan, width;
-    double sum = 0;
+    double sum = t->nsucc ? 0 : _skel_rt_home(t, p);
     seen[0] = t;
     while (lo < n && n <= _skel_rt.lookahead) {
         int hi = n;
@@ -14685,6 +14703,7 @@ static double _skel_dmda_ahead(_skel_tnode *t, int p)
                 s->width = width;
                 if (pr < 0) return -1;
                 if (pr > longest) longest = pr;
+                if (!s->nsucc) sum += _skel_rt_home(s, p);
                 seen[n++] = s;
             }
         work /= (double)_skel_rt_lanes(p);
