@@ -866,6 +866,10 @@
        Change log, newest first; one line per change under the unreleased
        version.
        unreleased (0.3.0)
+              - dmda looks ahead (skel_sched_desc.lookahead): a place's
+                finish time counts the submitted calls that follow and the
+                download of a chain's last results; the CPU count is read
+                once (it was a /sys read at every call placed).
               - 2-D convolution at the compute limit (thesis ch. 5): a
                 register-tiled GPU kernel whose tiling factors come from
                 the device's limits through the thesis' two metrics
