@@ -875,7 +875,11 @@
                 the device's limits through the thesis' two metrics
                 (skel_variant.tiling, carried by plan format 3); CPU 2-D
                 MapOverlap (every form) in cache blocks, SKEL_CONV2D's
-                strips of outputs in vector registers.
+                strips of outputs in vector registers.  Then: the
+                default tiling breaks a tie by local-memory traffic (2 x 8
+                at 9x9-13x13: 11x11 at 33.7 TFLOP/s on an H100); the CPU
+                strips keep loaded vectors in registers (1.2-1.5x), edge
+                blocks gathered once per slab of 8 rows.
               - Tuner in 2-D and on shared machines: Map, Scan and MapReduce
                 tune on rows x cols; interleaved sample rounds, lower
                 medians, F shared per data-moving backend; the budget buys
@@ -2073,9 +2077,9 @@ static inline int _skel_edge_at(ptrdiff_t i, size_t n, int edge, size_t *at)
 /* The CPU loop of every CPU backend, for every form (index, views,
    uniform, weights, any element type): the chunk function of an instance
    (cpu.overlap2d, a range of output rows) hands the range to
-   _skel_ov2_drive (implementation below), which walks it in blocks of up
-   to two rows by _SKEL_OV2_COLS bytes of columns and calls the instance's
-   block function on each: `in` is the centre of the first output's
+   _skel_ov2_drive (implementation below), which walks it in slabs of
+   rows, each in blocks of up to two rows by _SKEL_OV2_COLS bytes of
+   columns, and calls the instance's block function on each: `in` is the centre of the first output's
    window, `is` the row stride around it, so the window offsets y * is + x
    are loop-invariant and the block function's loop over a row of outputs
    vectorises; (row, col) is the first output's position in the matrix
@@ -2084,14 +2088,19 @@ static inline int _skel_edge_at(ptrdiff_t i, size_t n, int edge, size_t *at)
    per element) and run the same block function. */
 typedef void (*_skel_ov2_block_fn)(const _skel_job *j, void *out, size_t os, const void *in, ptrdiff_t is,
                                    size_t row, size_t col, size_t rows, size_t n);
-/* tile: room for (2 dr + 2) x (2 dc + _SKEL_OV2_EDGE(esz)) elements (a
-   block at an edge, padded); interior blocks are _SKEL_OV2_COLS bytes wide */
+/* tile: room for (2 dr + _SKEL_OV2_SLAB(esz)) x (2 dc + _SKEL_OV2_EDGE(esz))
+   elements (a block at an edge, padded); interior blocks are _SKEL_OV2_COLS
+   bytes wide */
 void _skel_ov2_drive(const _skel_job *j, size_t rlo, size_t rhi, int dr, int dc, size_t esz,
                      _skel_ov2_block_fn blk, void *tile);
 /* columns of an edge block: 256 bytes of them (64 floats), at least 2, so
    that the tile of a 128-byte struct stays near the size of its window */
 #define _SKEL_OV2_EDGE(esz) ((esz) >= 128 ? 2 : 256 / (esz))
 #define _SKEL_OV2_COLS 4096
+/* rows of a slab: 8 (an edge block's gather copies 8 + 2 dr rows for 8
+   outputs rows, not 2 + 2 dr for 2); 2 for elements over 16 bytes, whose
+   tiles on the stack would grow past 100 KiB */
+#define _SKEL_OV2_SLAB(esz) ((esz) > 16 ? 2 : 8)
 /* GCC vectorises a loop over outputs whose body calls the user function
    (loops and all) when told it may; clang's vectoriser takes innermost
    loops only, and would warn that it cannot */
@@ -2222,11 +2231,22 @@ void _skel_ov2_drive(const _skel_job *j, size_t rlo, size_t rhi, int dr, int dc,
         if ((c) == (n)) break;                                                \
         (c) = (n) - (S);                                                      \
     }
+/* x86: a loaded vector stays in its register.  Without this GCC folds the
+   load into each multiply-add that uses it (a memory operand): the two
+   rows' multiply-adds load every input vector twice, and unaligned loads
+   that split cache lines bound the loop (2-vCPU AMD EPYC, 7x7 on 2048 x
+   2048 floats, one thread: 8 folded loads a tap for 8 multiply-adds). */
+#if defined(__x86_64__) || defined(__i386__)
+#define _SKEL_CONV_KEEP(v) __asm__("" : "+v"(v))
+#else
+#define _SKEL_CONV_KEEP(v) (void)0
+#endif
 /* a0..3 += wt * the 4 input vectors u0..3 (_SKEL_CONV_LD4 loads them) */
 #define _SKEL_CONV_FMA4(wt, a0, a1, a2, a3)                                   \
     { a0 += (wt) * u0; a1 += (wt) * u1; a2 += (wt) * u2; a3 += (wt) * u3; }
 #define _SKEL_CONV_LD4(p)                                                     \
-    { _SKEL_CONV_LD(u0, p); _SKEL_CONV_LD(u1, (p) + VL); _SKEL_CONV_LD(u2, (p) + 2 * VL); _SKEL_CONV_LD(u3, (p) + 3 * VL); }
+    { _SKEL_CONV_LD(u0, p); _SKEL_CONV_LD(u1, (p) + VL); _SKEL_CONV_LD(u2, (p) + 2 * VL); _SKEL_CONV_LD(u3, (p) + 3 * VL); \
+      _SKEL_CONV_KEEP(u0); _SKEL_CONV_KEEP(u1); _SKEL_CONV_KEEP(u2); _SKEL_CONV_KEEP(u3); }
 #define _SKEL_CONV_ST4(p, a0, a1, a2, a3)                                     \
     { _SKEL_CONV_ST(p, a0); _SKEL_CONV_ST((p) + VL, a1); _SKEL_CONV_ST((p) + 2 * VL, a2); _SKEL_CONV_ST((p) + 3 * VL, a3); }
 #define _SKEL_CONV_VEC(T, dR, W, q, is, w, r0, r1, rows, n, c)                \
@@ -2314,7 +2334,7 @@ void _skel_ov2_drive(const _skel_job *j, size_t rlo, size_t rhi, int dr, int dc,
 #define _SKEL_OV2_INST(name, func, T, dR, dC, wmode, index, views, uniform, isconv) \
     static void _skel_ov2_##name(const _skel_job *j, size_t rlo, size_t rhi)  \
     {                                                                         \
-        T tile[(2 * (dR) + 2) * (2 * (dC) + _SKEL_OV2_EDGE(sizeof(T)))];      \
+        T tile[(2 * (dR) + _SKEL_OV2_SLAB(sizeof(T))) * (2 * (dC) + _SKEL_OV2_EDGE(sizeof(T)))]; \
         _skel_ov2_drive(j, rlo, rhi, dR, dC, sizeof(T), _skel_ov2b_##name, tile); \
     }                                                                         \
     static skel_skeleton name[1] = {{                                         \
@@ -5518,13 +5538,18 @@ static void _skel_body_overlap_cols(void *p, int t, size_t lo, size_t hi)
     }
 }
 
-/* The rows [rlo, rhi) of a 2D MapOverlap, in blocks of up to 2 rows (the
-   conv block function shares input rows between them) by _SKEL_OV2_COLS
-   bytes of columns.  Windows inside the matrix read it in place; blocks at
-   an edge (the first and last dc columns, the first and last dr rows) are
-   copied first into tile with the edge policy applied, _SKEL_OV2_EDGE(esz)
-   columns at a time, so the same block function runs there and no output
-   gathers its window element by element. */
+/* The rows [rlo, rhi) of a 2D MapOverlap, in slabs of _SKEL_OV2_SLAB(esz)
+   rows, each in blocks of up to 2 rows (the conv block function shares
+   input rows between them) by _SKEL_OV2_COLS bytes of columns, a block
+   column's row pairs one after the other (their windows' rows stay in
+   cache).  Windows inside the matrix read it in place; blocks at an edge
+   (the first and last dc columns, the first and last dr rows) are copied
+   first into tile with the edge policy applied, _SKEL_OV2_EDGE(esz)
+   columns by the slab's rows at a time, so the same block function runs
+   there and no output gathers its window element by element.  (2-vCPU
+   AMD EPYC, 7x7 on 2048 x 2048 floats, one thread: gathering each row
+   pair's edge blocks on its own, 2 dr + 2 rows for 2, took 8% of the
+   call.) */
 static void _skel_ov2_gather(const _skel_job *j, size_t esz, unsigned char *t, ptrdiff_t r0, size_t th,
                              ptrdiff_t c0, size_t tw)
 {
@@ -5555,34 +5580,44 @@ void _skel_ov2_drive(const _skel_job *j, size_t rlo, size_t rhi, int dr, int dc,
 {
     const unsigned char *src = (const unsigned char *)j->in[0];
     unsigned char *dst = (unsigned char *)j->out[0];
-    size_t R = j->rows, C = j->cols, D = (size_t)dc, cb = _SKEL_OV2_COLS / esz, row, nr, c0, n;
-    size_t ew = _SKEL_OV2_EDGE(esz);
+    size_t R = j->rows, C = j->cols, D = (size_t)dc, cb = _SKEL_OV2_COLS / esz, s0, sh, row, nr, c0, n;
+    size_t ew = _SKEL_OV2_EDGE(esz), H = _SKEL_OV2_SLAB(esz);
     size_t cin = C > D ? C - D : 0;     /* windows of columns [dc, cin) stay inside */
-    for (row = rlo; row < rhi; row += nr) {
-        int rows_in;
-        nr = rhi - row >= 2 ? 2 : 1;
-        rows_in = row >= (size_t)dr && row + nr - 1 + (size_t)dr < R;
+    /* the interior ends where the row's last edge block (ew wide) starts,
+       so that it computes no column twice, and its blocks, from ew on,
+       hold whole strips of the conv block function (ew and cb are
+       multiples of them): 2048 columns computed 6% of them twice before */
+    if (ew >= D && C >= ew && C - ew > D) cin = C - ew;
+    for (s0 = rlo; s0 < rhi; s0 += sh) {    /* slabs of H rows */
+        int slab_in;
+        sh = rhi - s0 < H ? rhi - s0 : H;
+        slab_in = s0 >= (size_t)dr && s0 + sh - 1 + (size_t)dr < R;
         for (c0 = 0; c0 < C; c0 += n) {
-            size_t o = row * C + c0, tw;
-            if (rows_in && c0 >= D && c0 < cin) {
+            size_t tw;
+            if (slab_in && c0 >= D && c0 < cin) {   /* in place, the slab's row pairs down a block */
                 n = cin - c0 < cb ? cin - c0 : cb;
-                blk(j, dst + o * esz, C, src + o * esz, (ptrdiff_t)C, row, c0, nr, n);
+                for (row = s0; row < s0 + sh; row += nr) {
+                    size_t o = row * C + c0;
+                    nr = s0 + sh - row >= 2 ? 2 : 1;
+                    blk(j, dst + o * esz, C, src + o * esz, (ptrdiff_t)C, row, c0, nr, n);
+                }
                 continue;
             }
-            /* an edge block of ew columns (the gather costs little against the
-               block's taps); the last one of a row starts ew before its end,
-               computing some outputs again (the same values) rather than
-               leaving a few to the block function's slow remainder loop */
-            if (C - c0 <= ew) {
-                c0 = C > ew ? C - ew : 0;
-                o = row * C + c0;
-            }
+            /* an edge block of ew columns, gathered once for the slab's
+               rows (the gather costs little against the block's taps); the
+               last one of a row starts ew before its end, computing some
+               outputs again (the same values) rather than leaving a few to
+               the block function's slow remainder loop */
+            if (C - c0 <= ew) c0 = C > ew ? C - ew : 0;
             n = C - c0 < ew ? C - c0 : ew;
             tw = n + 2 * D;
-            _skel_ov2_gather(j, esz, (unsigned char *)tile, (ptrdiff_t)row - dr, nr + 2 * (size_t)dr,
+            _skel_ov2_gather(j, esz, (unsigned char *)tile, (ptrdiff_t)s0 - dr, sh + 2 * (size_t)dr,
                              (ptrdiff_t)c0 - dc, tw);
-            blk(j, dst + o * esz, C, (unsigned char *)tile + ((size_t)dr * tw + D) * esz, (ptrdiff_t)tw, row, c0, nr,
-                n);
+            for (row = s0; row < s0 + sh; row += nr) {
+                nr = s0 + sh - row >= 2 ? 2 : 1;
+                blk(j, dst + (row * C + c0) * esz, C,
+                    (unsigned char *)tile + (((row - s0) + (size_t)dr) * tw + D) * esz, (ptrdiff_t)tw, row, c0, nr, n);
+            }
         }
     }
 }
@@ -6299,7 +6334,20 @@ static int _skel_ov2_halo(const _skel_kernel_geom *g, const skel_skeleton *sk, s
      Phi_tiling (SKEL_TILING_MAX): the most outputs a work-item, then the
        most groups;
    and the default, SKEL_TILING_AUTO: the most groups x min(cx cy,
-   _SKEL_OV2_SAT), for windows of more than _SKEL_OV2_REG_TAPS taps (the
+   _SKEL_OV2_SAT), then the least local-memory traffic a multiply-add,
+     lm = (32 (cx + 2 dcp) esz / 128 + cy wr esz / 16) / (cy cx (2 dc + 1))
+   cycles of local memory (32 banks of 4 bytes, a 16-byte broadcast a
+   cycle) for an input row's reads by 32 work-items -- their segments and
+   their cy weight rows, broadcast -- over the multiply-adds that row
+   feeds, where it is at least a tenth lower (_SKEL_OV2_LM_GAIN), then the
+   fewest registers.  (H100, 4096^2 floats, bench/results/conv2d.md: 1 x
+   16 and 2 x 8 both hold 16 outputs in 4 groups by the model from 9x9 to
+   13x13, where 2 x 8's lm is 11-18% lower: it ran 5-11% faster, 33.2
+   against 31.6 TFLOP/s at 11x11.  From 19x19 up its lm is 2-7% lower and
+   it took 4-6 registers more than 1 x 16, which the model, rms error 5,
+   cannot tell apart: it lost a group at 19x19, 21x21 and 27x27 and ran
+   2-5% slower; so a small lm difference does not decide.)  For
+   windows of more than _SKEL_OV2_REG_TAPS taps (the
    shared-memory tile kernel, and the direct reads of small windows,
    below: there the copy bandwidth bounds them; H100, bench/results/
    conv2d.md: at 7x7 the shared-memory tile ran at 24.6 TFLOP/s, 81% of
@@ -6318,11 +6366,12 @@ static int _skel_ov2_halo(const _skel_kernel_geom *g, const skel_skeleton *sk, s
    31x3; cx 2..32, cy 1..2; sm_80 and sm_90): rms error 5 registers */
 #define _SKEL_OV2_REGS(cx, cy, dcp, dr, ve, w) (22 + (w) * (2 * (cy) * (cx) - (cx) / 2 + (dcp)) + (dr))
 #define _SKEL_OV2_SAT 16        /* outputs a work-item beyond which SKEL_TILING_AUTO counts only occupancy */
+#define _SKEL_OV2_LM_GAIN 0.9   /* lm this much lower wins a tie; else fewer registers */
 #define _SKEL_OV2_NCAND 8
 typedef struct _skel_ov2_cand {
     int cx, cy, cnx, ls, cwr, regs, groups, fits;
     size_t local;
-    double occupancy;
+    double occupancy, lm;   /* lm: local-memory cycles a multiply-add (above) */
 } _skel_ov2_cand;
 
 static void _skel_ov2_cand_eval(const skel_skeleton *sk, const _skel_kernel_opts *o, size_t esz, int cx, int cy,
@@ -6345,6 +6394,8 @@ static void _skel_ov2_cand_eval(const skel_skeleton *sk, const _skel_kernel_opts
     c->cwr = (2 * sk->dc + 1 + ve - 1) / ve * ve;
     c->local = ((size_t)rows * (size_t)c->ls + (size_t)((rows - 1) / cy) * (size_t)ve +
                 (size_t)(2 * sk->dr + 1) * (size_t)c->cwr) * esz;
+    c->lm = (32.0 * (cx + 2 * dcp) * (double)esz / 128 + (double)cy * c->cwr * (double)esz / 16) /
+            ((double)cy * cx * (2 * sk->dc + 1));
     c->regs = _SKEL_OV2_REGS(cx, cy, dcp, sk->dr, ve, w);
     c->regs = (c->regs + 7) / 8 * 8;
     gr = ru / (c->regs * b);
@@ -6384,14 +6435,16 @@ static int _skel_ov2_tiling(const skel_skeleton *sk, const _skel_kernel_opts *o,
         else {                                    /* auto: groups x tiling, tiling counted up to _SKEL_OV2_SAT */
             int sk_ = c[k].groups * (t < _SKEL_OV2_SAT ? t : _SKEL_OV2_SAT);
             int sp = c[pick].groups * (c[pick].cx * c[pick].cy < _SKEL_OV2_SAT ? c[pick].cx * c[pick].cy : _SKEL_OV2_SAT);
-            better = sk_ > sp || (sk_ == sp && c[k].regs < c[pick].regs);
+            better = sk_ > sp || (sk_ == sp && (c[k].lm < _SKEL_OV2_LM_GAIN * c[pick].lm ||
+                                                (c[k].lm * _SKEL_OV2_LM_GAIN <= c[pick].lm && c[k].regs < c[pick].regs)));
         }
         if (better) pick = k;
     }
     if (why && size) {
         for (k = 0; k < _SKEL_OV2_NCAND && w < size; ++k)
-            w += (size_t)snprintf(why + w, size - w, "%s%dx%d: %d regs, %.1f KiB, %d groups%s", k ? "; " : "", c[k].cy,
-                                  c[k].cx, c[k].regs, c[k].local / 1024.0, c[k].groups, c[k].fits ? "" : " (no)");
+            w += (size_t)snprintf(why + w, size - w, "%s%dx%d: %d regs, %.1f KiB, %d groups, lm %.2f%s", k ? "; " : "",
+                                  c[k].cy, c[k].cx, c[k].regs, c[k].local / 1024.0, c[k].groups, c[k].lm,
+                                  c[k].fits ? "" : " (no)");
         if (w < size && pick >= 0)
             snprintf(why + w, size - w, " -> %s: %d x %d outputs a work-item, tile %d x %d, %.0f%% occupancy",
                      mode >= 4 ? "asked for" : names[mode], c[pick].cy, c[pick].cx, c[pick].cnx * c[pick].cx,
@@ -7791,7 +7844,7 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
                               ? " (the overlap is too wide for the GPU kernels: a limit of the GPU backends; run it on a CPU backend)"
                               : " (use a smaller block)");
     if (sk->kind == SKEL_KIND_OVERLAP2D && sk->conv) {   /* the tiling metric's inputs and choice */
-        char why[640];
+        char why[1024];
         _skel_ov2_cand c;
         _skel_ov2_tiling(sk, &o, esz, &c, why, sizeof why);
         _skel_log(SKEL_LOG_INFO, "%s %s %dx%d %s, tiling %d, block %d; a unit: %d registers, %zu KiB local memory, "
