@@ -500,7 +500,8 @@
        (Phi_occupancy: occupancy first, then the most tiling),
        SKEL_TILING_MAX (Phi_tiling: the most tiling, then occupancy),
        SKEL_TILING_AUTO (groups x tiling, tiling counted up to 16 outputs
-       a work-item), SKEL_TILING_SHARED (no register tiling: the
+       a work-item; a tie to the candidate with a tenth less local-memory
+       traffic a multiply-add, else fewer registers), SKEL_TILING_SHARED (no register tiling: the
        shared-memory tile kernel of the other 2D overlaps), or cx + 100 cy
        for given factors.  The tuner tries Phi_occupancy, Phi_tiling and
        none on each GPU block size for a SKEL_CONV2D.  SKEL_VERBOSE=1 logs
@@ -1185,7 +1186,8 @@ typedef struct skel_variant {
 /* How a GPU SKEL_CONV2D chooses its tiling factor (thesis ch. 5; the
    formula is at _skel_ov2_tiling in the implementation, SKEL_VERBOSE logs
    the candidates and the choice). */
-enum { SKEL_TILING_AUTO = 0,        /* groups x tiling for windows over 7x7, else the shared-memory tile */
+enum { SKEL_TILING_AUTO = 0,        /* groups x tiling (ties: local-memory traffic) for windows over 7x7,
+                                       else the shared-memory tile */
        SKEL_TILING_OCCUPANCY = 1,   /* Phi_occupancy: occupancy first, then the most tiling */
        SKEL_TILING_MAX = 2,         /* Phi_tiling: the most tiling that fits */
        SKEL_TILING_SHARED = 3 };    /* no register tiling: the shared-memory tile kernel */
@@ -6342,11 +6344,11 @@ static int _skel_ov2_halo(const _skel_kernel_geom *g, const skel_skeleton *sk, s
    feeds, where it is at least a tenth lower (_SKEL_OV2_LM_GAIN), then the
    fewest registers.  (H100, 4096^2 floats, bench/results/conv2d.md: 1 x
    16 and 2 x 8 both hold 16 outputs in 4 groups by the model from 9x9 to
-   13x13, where 2 x 8's lm is 11-18% lower: it ran 5-11% faster, 33.2
-   against 31.6 TFLOP/s at 11x11.  From 19x19 up its lm is 2-7% lower and
-   it took 4-6 registers more than 1 x 16, which the model, rms error 5,
-   cannot tell apart: it lost a group at 19x19, 21x21 and 27x27 and ran
-   2-5% slower; so a small lm difference does not decide.)  For
+   13x13, where 2 x 8's lm is 11-18% lower: it ran 4-13% faster, 33.7
+   against 31.6 TFLOP/s at 11x11.  From 19x19 up its lm is 0-7% lower and
+   it took 1-6 registers more than 1 x 16, which the model, rms error 5,
+   cannot tell apart: it lost a group at 19x19, 21x21 and 27x27-31x31 and
+   ran 1-7% slower; so a small lm difference does not decide.)  For
    windows of more than _SKEL_OV2_REG_TAPS taps (the
    shared-memory tile kernel, and the direct reads of small windows,
    below: there the copy bandwidth bounds them; H100, bench/results/
