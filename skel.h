@@ -841,6 +841,10 @@
        SKEL_GPU_MAP_ITEMS    elements per Map work-item, loaded before storing (2)
        SKEL_GPU_REDUCE_TILE  bytes a work-group reads per reduce step, over all
                              inputs (16384)
+       SKEL_GPU_REDUCE_WIDE_TILE  the same for a MapReduce whose accumulator
+                             is wider than its inputs or a struct: bytes of
+                             inputs (32768; at most 16 elements a work-item,
+                             fewer where local memory is short)
        SKEL_GPU_SCAN_TILE    bytes of one scan tile (40960)
        SKEL_GPU_OV2_REGS     CUDA: registers a 2D MapOverlap work-item may
                              use, so more groups fit an SM (__launch_bounds__
@@ -858,6 +862,13 @@
                              is 4 floats a side, 6% of a 136-float tile
                              row; 2^24-2^28 floats 2-3% faster than 64)
        SKEL_GPU_OV2_ITEMS    outputs per work-item (16)
+       SKEL_GPU_OV3_ZRUN     planes a 3D MapOverlap group marches through
+                             (64; fewer where that leaves fewer than 8
+                             groups a compute unit)
+       SKEL_GPU_OV3_ITEMS    outputs a 3D MapOverlap work-item computes a
+                             step, all their loads in flight at once (4;
+                             halved while the window's planes would take
+                             more than 96 registers)
        SKEL_GPU_OV2_DIRECT   CUDA: interior tiles of 4-byte elements with
                              small windows (5x5 and less) read straight
                              from global memory into registers, 4 x 4
@@ -867,6 +878,15 @@
        Change log, newest first; one line per change under the unreleased
        version.
        unreleased (0.3.0)
+              - GPU kernels of the expressive forms: a MapReduce with a wider
+                or struct accumulator reads contiguous tiles of its inputs,
+                the next tile's loads in flight while one is folded, and
+                shuffles a struct word by word on CUDA (Pearson's five sums
+                on an H100 at 2^28: 0.90 of the copy bandwidth, was 0.48);
+                MapOverlap3D marches each work-item through the planes
+                with its window in registers (7 points at 512^3: 0.71 of the
+                copy, was 0.27); SKEL_GPU_REDUCE_WIDE_TILE,
+                SKEL_GPU_OV3_ZRUN, SKEL_GPU_OV3_ITEMS.
               - dmda looks ahead (skel_sched_desc.lookahead): a place's
                 finish time counts the submitted calls that follow and the
                 download of a chain's last results; the CPU count is read
@@ -6055,6 +6075,9 @@ enum { _SKEL_DIALECT_CUDA = 1, _SKEL_DIALECT_OPENCL = 2 };
 #ifndef SKEL_GPU_REDUCE_TILE
 #define SKEL_GPU_REDUCE_TILE 16384
 #endif
+#ifndef SKEL_GPU_REDUCE_WIDE_TILE   /* bytes of inputs a group stages a step for a wider accumulator */
+#define SKEL_GPU_REDUCE_WIDE_TILE 32768
+#endif
 #ifndef SKEL_GPU_SCAN_TILE
 #define SKEL_GPU_SCAN_TILE 40960
 #endif
@@ -6066,6 +6089,12 @@ enum { _SKEL_DIALECT_CUDA = 1, _SKEL_DIALECT_OPENCL = 2 };
 #endif
 #ifndef SKEL_GPU_OV2_W
 #define SKEL_GPU_OV2_W 128
+#endif
+#ifndef SKEL_GPU_OV3_ZRUN        /* planes a 3D MapOverlap group marches through (at most) */
+#define SKEL_GPU_OV3_ZRUN 64
+#endif
+#ifndef SKEL_GPU_OV3_ITEMS       /* outputs a 3D MapOverlap work-item computes a step (at most; a power of two) */
+#define SKEL_GPU_OV3_ITEMS 4
 #endif
 #ifndef SKEL_GPU_MAP_ITEMS       /* elements per work-item of a Map, all loaded before any is stored */
 #define SKEL_GPU_MAP_ITEMS 2
@@ -6101,7 +6130,7 @@ typedef struct _skel_kernel_opts {
 typedef struct _skel_kernel_geom {
     int block, map_items, reduce_items, scan_items, ov_items;
     int reduce_tile, scan_tile, ov_tile, ovc_w, ovc_h, ov2_w, ov2_h;
-    int ov3_w, ov3_z;           /* 3D MapOverlap: a group's columns (rows: block / ov3_w), planes */
+    int ov3_w, ov3_u;           /* 3D MapOverlap: a group's columns (rows: block / ov3_w), outputs a step */
     int pairs_rows;             /* MapPairs: rows a work-item computes */
     int ov2_ls;                 /* 2D overlap: row stride of the tile in local memory */
     /* a SKEL_CONV2D's register tiling (conv = 1; _skel_ov2_tiling) */
@@ -6290,6 +6319,15 @@ static int _skel_reduce_wide(const skel_skeleton *sk)
     return sk->kind == SKEL_KIND_MAPREDUCE && (to->is_struct || (sk->nin > 0 && to->size > _skel_reduce_in_bytes(sk)));
 }
 
+/* Bytes of local memory the reduce kernel of sk declares for a tile of
+   block x items elements (the staged tile, the group array, the flag). */
+static size_t _skel_reduce_local_bytes(const skel_skeleton *sk, int block, int items)
+{
+    size_t tile = (size_t)block * (size_t)items, esz = sk->out_t[0]()->size;
+    if (_skel_reduce_wide(sk)) return (tile + tile / 32) * _skel_reduce_in_bytes(sk) + (size_t)block * esz + 16;
+    return (tile + tile / 32 + (size_t)block) * esz + 16;
+}
+
 /* Elements per 16-byte piece in which the 2D overlap loads its interior
    tiles (a tile row's width must hold whole pieces); 1: element-wise. */
 static int _skel_ov2_vec(int ov2_w, size_t esz)
@@ -6473,7 +6511,10 @@ static void _skel_kernel_geometry(const skel_skeleton *sk, const _skel_kernel_op
     g->reduce_items = (int)(SKEL_GPU_REDUCE_TILE / esz) / g->block / (sk->nin > 1 ? sk->nin : 1);
     if (_skel_reduce_wide(sk)) {   /* the tile holds the inputs, not the accumulators */
         size_t in = _skel_reduce_in_bytes(sk);
-        g->reduce_items = (int)(SKEL_GPU_REDUCE_TILE / (in ? in : esz)) / g->block;
+        g->reduce_items = (int)(SKEL_GPU_REDUCE_WIDE_TILE / (in ? in : esz)) / g->block;
+        if (g->reduce_items > 16) g->reduce_items = 16;
+        while (g->reduce_items > 2 && _skel_reduce_local_bytes(sk, g->block, g->reduce_items) > o.local_mem)
+            g->reduce_items /= 2;
     }
     g->scan_items = (int)(SKEL_GPU_SCAN_TILE / esz) / g->block;
     /* a small block gets a smaller tile rather than longer unrolled loops
@@ -6499,7 +6540,11 @@ static void _skel_kernel_geometry(const skel_skeleton *sk, const _skel_kernel_op
     if (g->ov2_w > g->block) g->ov2_w = g->block;
     g->ov2_h = g->block / g->ov2_w * SKEL_GPU_OV2_ITEMS;    /* ... and rows per work-item */
     g->ov3_w = 32;      /* a warp's row: 128 bytes of floats */
-    g->ov3_z = 8;
+    /* outputs of a 3D overlap's work-item a step: SKEL_GPU_OV3_ITEMS, or
+       fewer where the window's planes would hold more than 96 registers
+       of 32 bits */
+    for (g->ov3_u = SKEL_GPU_OV3_ITEMS; g->ov3_u > 1; g->ov3_u /= 2)
+        if ((size_t)(2 * sk->dd + g->ov3_u) * (size_t)((2 * sk->dr + 1) * (2 * sk->dc + 1)) * esz <= 96 * 4) break;
     g->pairs_rows = 8;
     g->ov2_ls = g->ov2_w + 2 * _skel_ov2_halo(g, sk, esz);
     if (sk->kind == SKEL_KIND_OVERLAP2D) {
@@ -6631,6 +6676,26 @@ static const char _skel_tpl_volatile[] =
     "#define SKEL_VGET(p) (*(p))\n"
     "#define SKEL_VPUT(p, v) (*(p) = (v))\n"
     "#endif\n";
+/* skel_to values through warp shuffles (SKEL_SHFL_TO_DOWN/UP) */
+static const char _skel_tpl_shfl[] =
+    "#if defined(SKEL_SHFL_WORDS) && SKEL_SHFL_WORDS > 0\n"
+    "/* a struct through warp shuffles, one 32-bit word at a time */\n"
+    "typedef union { skel_to v; int w[SKEL_SHFL_WORDS]; } skel_towords;\n"
+    "SKEL_DEVICE skel_to skel_shfl_words(skel_to x, int k, int up)\n"
+    "{\n"
+    "    skel_towords u;\n"
+    "    int i;\n"
+    "    u.v = x;\n"
+    "    SKEL_UNROLL\n"
+    "    for (i = 0; i < SKEL_SHFL_WORDS; ++i) u.w[i] = up ? SKEL_SHFL_UP(u.w[i], k) : SKEL_SHFL_DOWN(u.w[i], k);\n"
+    "    return u.v;\n"
+    "}\n"
+    "#define SKEL_SHFL_TO_DOWN(x, k) skel_shfl_words((x), (k), 0)\n"
+    "#define SKEL_SHFL_TO_UP(x, k) skel_shfl_words((x), (k), 1)\n"
+    "#else\n"
+    "#define SKEL_SHFL_TO_DOWN(x, k) SKEL_SHFL_DOWN(x, k)\n"
+    "#define SKEL_SHFL_TO_UP(x, k) SKEL_SHFL_UP(x, k)\n"
+    "#endif\n";
 static const char _skel_tpl_common[] =
     "#define SKEL_PAD(k) ((k) + ((k) >> 5))\n"
 
@@ -6644,7 +6709,7 @@ static const char _skel_tpl_common[] =
     "#if SKEL_HAS_SHUFFLE\n"
     "    int lane = lid & 31, warp = lid >> 5;\n"
     "    for (off = 1; off < 32; off <<= 1) {\n"
-    "        skel_to y = SKEL_SHFL_DOWN(x, off);\n"
+    "        skel_to y = SKEL_SHFL_TO_DOWN(x, off);\n"
     "        if ((lane & (2 * off - 1)) == 0 && lid + off < cnt) x = SKEL_OP(x, y);\n"
     "    }\n"
     "    if (lane == 0) r[warp] = x;\n"
@@ -6653,7 +6718,7 @@ static const char _skel_tpl_common[] =
     "        int wcnt = (cnt + 31) >> 5;\n"
     "        x = r[lane < SKEL_BLOCK / 32 ? lane : 0];\n"
     "        for (off = 1; off < SKEL_BLOCK / 32; off <<= 1) {\n"
-    "            skel_to y = SKEL_SHFL_DOWN(x, off);\n"
+    "            skel_to y = SKEL_SHFL_TO_DOWN(x, off);\n"
     "            if ((lane & (2 * off - 1)) == 0 && lane + off < wcnt) x = SKEL_OP(x, y);\n"
     "        }\n"
     "    }\n"
@@ -6682,16 +6747,16 @@ static const char _skel_tpl_common[] =
     "    int lane = lid & 31, warp = lid >> 5;\n"
     "    skel_to y, wp;\n"
     "    for (off = 1; off < 32; off <<= 1) {\n"
-    "        y = SKEL_SHFL_UP(x, off);\n"
+    "        y = SKEL_SHFL_TO_UP(x, off);\n"
     "        if (lane >= off) x = SKEL_OP(y, x);\n"
     "    }\n"
     "    if (lane == 31) r[warp] = x;\n"
-    "    y = SKEL_SHFL_UP(x, 1);\n"
+    "    y = SKEL_SHFL_TO_UP(x, 1);\n"
     "    SKEL_BARRIER();\n"
     "    if (warp == 0) {\n"
     "        skel_to w = r[lane < SKEL_BLOCK / 32 ? lane : 0];\n"
     "        for (off = 1; off < SKEL_BLOCK / 32; off <<= 1) {\n"
-    "            skel_to z = SKEL_SHFL_UP(w, off);\n"
+    "            skel_to z = SKEL_SHFL_TO_UP(w, off);\n"
     "            if (lane >= off) w = SKEL_OP(z, w);\n"
     "        }\n"
     "        if (lane < SKEL_BLOCK / 32) r[SKEL_BLOCK / 32 + lane] = w;\n"
@@ -6841,16 +6906,23 @@ static const char _skel_tpl_reduce[] =
     "}\n";
 
 /* Reductions whose accumulator is wider than the elements it comes from
-   (a struct of sums, doubles from bytes): staging the mapped values as the
-   kernel above does would move the wide values through local memory and
-   reduce the group at every tile.  Instead each work-item owns a
-   contiguous run of its group's chunk, folds it in registers in order,
-   and the group is reduced once, at the end.  The runs are read through
-   local memory in tiles: element e of a tile is element e % SKEL_RITEMS of
-   work-item e / SKEL_RITEMS's next SKEL_RITEMS, so a warp's loads cover a
-   few whole 32-byte sectors (coalesced), and each work-item then maps its
-   elements from local memory.  (H100, Pearson's five double sums over two
-   float vectors, 2^24 elements: see bench/results/skeletons.md.) */
+   (a struct of sums, doubles from bytes): the kernel above stages the
+   mapped values, which would move the wide values through local memory.
+   This one stages the inputs: a group reads a tile of SKEL_BLOCK x
+   SKEL_RITEMS consecutive elements of each input (coalesced, every load
+   of a work-item in flight before it stores any: SKEL_WFETCH into
+   registers, then SKEL_WSTORE), each work-item maps and folds its
+   SKEL_RITEMS consecutive elements in registers, the group reduces those
+   in order, and work-item 0 carries the running value across tiles.  The
+   next tile's loads are issued before this tile is folded, so they are
+   in flight during the fold and the group reduction (H100, 2^28: 0.75 of
+   the copy bandwidth without, 0.90 with).  (The kernel before gave
+   each work-item a contiguous run of the group's chunk, so a tile read
+   32 bytes of each of 256 runs far apart in memory: Pearson's five
+   double sums over two float vectors ran at 0.48 of the copy bandwidth
+   on an H100 at 2^26-2^28 elements, 0.41 with 16 bytes a run, 0.52 with
+   64.)  On CUDA the group reduction shuffles a struct word by word
+   (skel_shfl_words).  (A register cap for four groups an SM spilled.) */
 static const char _skel_tpl_reduce_wide[] =
     "#define SKEL_RTILE (SKEL_BLOCK * SKEL_RITEMS)\n"
     "SKEL_KERNEL void skel_reduce_part(SKEL_GLOBAL skel_to *partial SKEL_IN_PARAMS, skel_index first,\n"
@@ -6860,35 +6932,39 @@ static const char _skel_tpl_reduce_wide[] =
     "    SKEL_LOCAL skel_to r[SKEL_BLOCK];\n"
     "    SKEL_LOCAL int last_s[1];\n"
     "    SKEL_WLOCALS\n"
-    "    int lid = SKEL_LID(), have = 0, k, e, cnt;\n"
-    "    skel_index lo = first + SKEL_GROUP() * chunk, hi = n - lo < chunk ? n : lo + chunk, t;\n"
-    "    skel_index sub = ((hi - lo + SKEL_BLOCK - 1) / SKEL_BLOCK + SKEL_RITEMS - 1) / SKEL_RITEMS * SKEL_RITEMS;\n"
-    "    skel_index mine = lo + lid * sub, mend = hi - mine < sub ? hi : mine + sub;\n"
+    "    int lid = SKEL_LID(), have = 0, k, j, b = lid * SKEL_RITEMS;\n"
+    "    skel_index lo = first + SKEL_GROUP() * chunk, hi = n - lo < chunk ? n : lo + chunk, t0;\n"
     "    skel_to acc;\n"
     "    SKEL_X_DECL\n"
-    "    (void)cols; (void)rows; (void)e;\n"
-    "    for (t = 0; t < sub; t += SKEL_RITEMS) {\n"
+    "    (void)cols; (void)rows; (void)j;\n"
     "#if SKEL_WSTAGED\n"
-    "        for (e = lid; e < SKEL_RTILE; e += SKEL_BLOCK) {\n"
-    "            skel_index w0 = lo + (skel_index)(e / SKEL_RITEMS) * sub, i = w0 + t + e % SKEL_RITEMS;\n"
-    "            if (i < hi && i < w0 + sub) { SKEL_WSTAGE(SKEL_PAD(e), i) }\n"
-    "        }\n"
-    "        SKEL_BARRIER();\n"
+    "    SKEL_WREGS\n"
+    "#define SKEL_WFETCH(t, valid)   /* every load of a tile in flight before the first store */   \\\n"
+    "        SKEL_UNROLL                                                                        \\\n"
+    "        for (j = 0; j < SKEL_RITEMS; ++j)                                                  \\\n"
+    "            if (j * SKEL_BLOCK + lid < (valid)) { SKEL_WLOAD(j, (t) + j * SKEL_BLOCK + lid) }\n"
+    "    if (lo < hi) SKEL_WFETCH(lo, hi - lo < SKEL_RTILE ? (int)(hi - lo) : SKEL_RTILE)\n"
     "#endif\n"
-    "        for (k = 0; k < SKEL_RITEMS; ++k) {\n"
-    "            skel_index i = mine + t + k;\n"
-    "            if (i < mend) {\n"
-    "                skel_to v = SKEL_WVALUE(i, SKEL_PAD(lid * SKEL_RITEMS + k));\n"
-    "                acc = have ? SKEL_OP(acc, v) : v;\n"
-    "                have = 1;\n"
-    "            }\n"
-    "        }\n"
+    "    for (t0 = lo; t0 < hi; t0 += SKEL_RTILE) {\n"
+    "        int valid = hi - t0 < SKEL_RTILE ? (int)(hi - t0) : SKEL_RTILE;\n"
+    "        skel_to x;\n"
     "#if SKEL_WSTAGED\n"
+    "        SKEL_UNROLL\n"
+    "        for (j = 0; j < SKEL_RITEMS; ++j)\n"
+    "            if (j * SKEL_BLOCK + lid < valid) { SKEL_WSTORE(SKEL_PAD(j * SKEL_BLOCK + lid), j) }\n"
     "        SKEL_BARRIER();\n"
+    "        if (hi - t0 > SKEL_RTILE) {   /* the next tile's loads in flight while this one is folded */\n"
+    "            skel_index t1 = t0 + SKEL_RTILE;\n"
+    "            SKEL_WFETCH(t1, hi - t1 < SKEL_RTILE ? (int)(hi - t1) : SKEL_RTILE)\n"
+    "        }\n"
     "#endif\n"
+    "        x = SKEL_WVALUE(t0 + (b < valid ? b : 0), SKEL_PAD(b < valid ? b : 0));\n"
+    "        SKEL_UNROLL\n"
+    "        for (k = 1; k < SKEL_RITEMS; ++k)\n"
+    "            if (b + k < valid) x = SKEL_OP(x, SKEL_WVALUE(t0 + b + k, SKEL_PAD(b + k)));\n"
+    "        x = skel_group_reduce(x, (valid + SKEL_RITEMS - 1) / SKEL_RITEMS, r);   /* (ends with a barrier) */\n"
+    "        if (lid == 0) { acc = have ? SKEL_OP(acc, x) : x; have = 1; }\n"
     "    }\n"
-    "    cnt = (int)((hi - lo + sub - 1) / sub);   /* the work-items that have elements: a prefix */\n"
-    "    acc = skel_group_reduce(acc, cnt, r);\n"
     _SKEL_TPL_LAST_GROUP_FOLDS
     "}\n";
 
@@ -7438,50 +7514,80 @@ static const char _skel_tpl_pairs_reduce[] =
     "    }\n"
     "}\n";
 
-/* MapOverlap 3D: a group covers SKEL_O3W columns x SKEL_O3H rows of
-   SKEL_O3Z planes, a work-item one (row, column) marching through the
-   planes.  An output whose window lies inside the data calls the user
-   function on the data itself (its neighbours come from the caches: one
-   DRAM read per element); one near an edge gets a private copy of its
-   window with the edge policy applied.  (So the function is compiled
-   twice: for a global pointer and for a private one, as OpenCL 1.2 has no
-   generic address space.) */
+/* MapOverlap 3D (2.5-D blocking): a group covers SKEL_O3W columns x
+   SKEL_O3H rows of zrun planes (a launch argument), a work-item one (row,
+   column) marching through the planes with its window in registers: the
+   (2 SKEL_DR + 1) x (2 SKEL_DC + 1) slices of SKEL_O3WZ planes in w, the
+   2 SKEL_DD planes of the window before the current SKEL_O3U outputs and
+   the SKEL_O3U planes after them.  Each step loads the next SKEL_O3U slices
+   (all in flight at once: the neighbours in a row and column come from
+   the cache, one DRAM read per element), calls the user function on w
+   for SKEL_O3U outputs and shifts w down.  The indices into w are
+   constants once the loops are unrolled and the function inlined, so w
+   lives in registers, and slice elements no function reads are never
+   loaded.  The edge policy is applied as a slice is loaded (row and
+   column offsets once per work-item, the plane once per slice), so the
+   edge and the interior take one path.  (The kernel before, a work-item
+   calling the function on the data with one plane's loads in flight and
+   a private window near the edges, ran the 7-point step at 512^3 floats
+   at 0.27 of the copy bandwidth on an H100; this one at 0.71.  Tried and
+   slower: 4 adjacent columns a work-item with a separate path for
+   work-items away from the edges, 96-114 registers, 0.51-0.63;
+   SKEL_GPU_OV3_ITEMS 2 or 8 and zrun 32 or 128 moved it by 0.05 at most:
+   bench/results/forms.md.) */
 static const char _skel_tpl_overlap3d[] =
     "#define SKEL_W3 (2 * SKEL_DC + 1)\n"
     "#define SKEL_WP3 (SKEL_W3 * (2 * SKEL_DR + 1))\n"
-    "SKEL_KERNEL void skel_overlap3d(SKEL_GLOBAL skel_to *SKEL_RESTRICT out, SKEL_GLOBAL const skel_to *SKEL_RESTRICT in,\n"
-    "                                skel_index depth,\n"
-    "                                skel_index rows, skel_index cols, int edge, skel_to edge_value SKEL_X_PARAMS)\n"
+    "#define SKEL_O3WZ (2 * SKEL_DD + SKEL_O3U)\n"
+    "/* the slice of plane q into dst; off: the slice's offsets in a plane (-1: the edge value) */\n"
+    "SKEL_DEVICE void skel_o3_slice(skel_to *dst, SKEL_GLOBAL const skel_to *SKEL_RESTRICT in, skel_index q,\n"
+    "                               skel_index depth, skel_index ps, const skel_index *off, int edge,\n"
+    "                               skel_to edge_value)\n"
     "{\n"
-    "    int lid = SKEL_LID();\n"
+    "    skel_index pz = skel_edge(q, depth, edge);\n"
+    "    SKEL_GLOBAL const skel_to *pl = in + (pz < 0 ? 0 : pz * ps);\n"
+    "    int k;\n"
+    "    SKEL_UNROLL\n"
+    "    for (k = 0; k < SKEL_WP3; ++k) dst[k] = pz < 0 || off[k] < 0 ? edge_value : pl[off[k]];\n"
+    "}\n"
+    "SKEL_KERNEL void skel_overlap3d(SKEL_GLOBAL skel_to *SKEL_RESTRICT out, SKEL_GLOBAL const skel_to *SKEL_RESTRICT in,\n"
+    "                                skel_index depth, skel_index zrun, skel_index rows, skel_index cols, int edge,\n"
+    "                                skel_to edge_value SKEL_X_PARAMS)\n"
+    "{\n"
+    "    int lid = SKEL_LID(), y, x, z, j, k;   /* (u: the uniform) */\n"
     "    skel_index cg = (cols + SKEL_O3W - 1) / SKEL_O3W, rg = (rows + SKEL_O3H - 1) / SKEL_O3H, g = SKEL_GROUP();\n"
     "    skel_index zt = g / (cg * rg), rem = g - zt * cg * rg, ty = rem / cg, tx = rem - ty * cg;\n"
-    "    skel_index c = tx * SKEL_O3W + lid % SKEL_O3W, r = ty * SKEL_O3H + lid / SKEL_O3W, p = zt * SKEL_O3Z, pe;\n"
-    "    int inner;\n"
+    "    skel_index c = tx * SKEL_O3W + lid % SKEL_O3W, r = ty * SKEL_O3H + lid / SKEL_O3W, p = zt * zrun;\n"
+    "    skel_index pe = depth - p < zrun ? depth : p + zrun, ps = rows * cols;\n"
+    "    skel_index off[SKEL_WP3];\n"
+    "    skel_to w[SKEL_O3WZ * SKEL_WP3];\n"
     "    SKEL_X_DECL\n"
     "    if (c >= cols || r >= rows) return;\n"
-    "    inner = r >= SKEL_DR && r + SKEL_DR < rows && c >= SKEL_DC && c + SKEL_DC < cols;\n"
-    "    pe = p + SKEL_O3Z < depth ? p + SKEL_O3Z : depth;\n"
-    "    for (; p < pe; ++p) {\n"
-    "        skel_index o = (p * rows + r) * cols + c;\n"
-    "        if (inner && p >= SKEL_DD && p + SKEL_DD < depth) out[o] = SKEL_OV3G(in + o, cols, rows * cols, o);\n"
-    "        else {\n"
-    "            skel_to w[(2 * SKEL_DD + 1) * SKEL_WP3];\n"
-    "            int z, y, x;\n"
-    "            for (z = -SKEL_DD; z <= SKEL_DD; ++z) {\n"
-    "                skel_index pz = skel_edge(p + z, depth, edge);\n"
-    "                for (y = -SKEL_DR; y <= SKEL_DR; ++y) {\n"
-    "                    skel_index ry = pz < 0 ? -1 : skel_edge(r + y, rows, edge);\n"
-    "                    for (x = -SKEL_DC; x <= SKEL_DC; ++x) {\n"
-    "                        skel_index cx = ry < 0 ? -1 : skel_edge(c + x, cols, edge);\n"
-    "                        w[(z + SKEL_DD) * SKEL_WP3 + (y + SKEL_DR) * SKEL_W3 + x + SKEL_DC] =\n"
-    "                            cx < 0 ? edge_value : in[(pz * rows + ry) * cols + cx];\n"
-    "                    }\n"
-    "                }\n"
-    "            }\n"
-    "            out[o] = SKEL_OV3P(w + SKEL_DD * SKEL_WP3 + SKEL_DR * SKEL_W3 + SKEL_DC, (skel_index)SKEL_W3,\n"
-    "                               (skel_index)SKEL_WP3, o);\n"
+    "    SKEL_UNROLL\n"
+    "    for (y = 0; y <= 2 * SKEL_DR; ++y) {\n"
+    "        skel_index ry = skel_edge(r + y - SKEL_DR, rows, edge);\n"
+    "        SKEL_UNROLL\n"
+    "        for (x = 0; x <= 2 * SKEL_DC; ++x) {\n"
+    "            skel_index cx = skel_edge(c + x - SKEL_DC, cols, edge);\n"
+    "            off[y * SKEL_W3 + x] = ry < 0 || cx < 0 ? -1 : ry * cols + cx;\n"
     "        }\n"
+    "    }\n"
+    "    SKEL_UNROLL\n"
+    "    for (z = 0; z < 2 * SKEL_DD; ++z)\n"
+    "        skel_o3_slice(w + z * SKEL_WP3, in, p - SKEL_DD + z, depth, ps, off, edge, edge_value);\n"
+    "    for (; p < pe; p += SKEL_O3U) {\n"
+    "        SKEL_UNROLL\n"
+    "        for (j = 0; j < SKEL_O3U; ++j)\n"
+    "            skel_o3_slice(w + (2 * SKEL_DD + j) * SKEL_WP3, in, p + SKEL_DD + j, depth, ps, off, edge, edge_value);\n"
+    "        SKEL_UNROLL\n"
+    "        for (j = 0; j < SKEL_O3U; ++j)\n"
+    "            if (p + j < pe) {\n"
+    "                skel_index o = ((p + j) * rows + r) * cols + c;\n"
+    "                out[o] = SKEL_OV3P(w + (SKEL_DD + j) * SKEL_WP3 + SKEL_DR * SKEL_W3 + SKEL_DC, (skel_index)SKEL_W3,\n"
+    "                                   (skel_index)SKEL_WP3, o);\n"
+    "            }\n"
+    "        SKEL_UNROLL\n"
+    "        for (k = 0; k < 2 * SKEL_DD * SKEL_WP3; ++k) w[k] = w[k + SKEL_O3U * SKEL_WP3];\n"
     "    }\n"
     "}\n";
 
@@ -7816,10 +7922,7 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
     /* local memory of the largest kernel of this kind */
     switch (sk->kind) {
     case SKEL_KIND_REDUCE: case SKEL_KIND_MAPREDUCE:   /* (+ the last-group flag) */
-        if (_skel_reduce_wide(sk))
-            need = (size_t)(g.reduce_tile + g.reduce_tile / 32) * _skel_reduce_in_bytes(sk) + (size_t)g.block * esz + 16;
-        else
-            need = (size_t)(g.reduce_tile + g.reduce_tile / 32 + g.block) * esz + 16;
+        need = _skel_reduce_local_bytes(sk, g.block, g.reduce_items);
         break;
     case SKEL_KIND_SCAN:
         need = _skel_scan_local_bytes(g.block, g.scan_items, esz); break;
@@ -7863,10 +7966,15 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
     _skel_sbuf_str(&b, dialect == _SKEL_DIALECT_CUDA ? _skel_prelude_cuda : _skel_prelude_opencl);
     if (_skel_env_int("SKEL_DEBUG", 0) > 0) _skel_sbuf_str(&b, "#define SKEL_DEBUG_VIEWS 1\n");
     _skel_sbuf_str(&b, _skel_prelude_views);
-    /* warp shuffles move 4- and 8-byte scalars only */
+    /* warp shuffles move 4- and 8-byte scalars, and the struct of a wide
+       MapReduce word by word (SKEL_SHFL_WORDS) */
     scalar = !to->is_struct && (esz == 4 || esz == 8);
     _skel_sbuf_printf(&b, "#define SKEL_TO_STRUCT %d\n", to->is_struct);
-    if (dialect == _SKEL_DIALECT_CUDA) _skel_sbuf_printf(&b, "#define SKEL_HAS_SHUFFLE %d\n", o.shuffle && scalar ? 1 : 0);
+    if (dialect == _SKEL_DIALECT_CUDA) {
+        int words = !scalar && _skel_reduce_wide(sk) && esz % 4 == 0;
+        _skel_sbuf_printf(&b, "#define SKEL_HAS_SHUFFLE %d\n#define SKEL_SHFL_WORDS %d\n", o.shuffle && (scalar || words),
+                          o.shuffle && words ? (int)(esz / 4) : 0);
+    }
     _skel_sbuf_printf(&b, "/* skel %s %s */\n", _skel_kind_name(sk->kind), sk->name);
     _skel_sbuf_printf(&b, "#define SKEL_BLOCK %d\n#define SKEL_MITEMS %d\n#define SKEL_RITEMS %d\n#define SKEL_SITEMS %d\n"
                       "#define SKEL_OITEMS %d\n#define SKEL_OCW %d\n#define SKEL_OCH %d\n"
@@ -7891,8 +7999,7 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
         _skel_put_func(&b, sk->func_src(), sk->func_name, "", k, "SKEL_LOCAL_PTR", sk->weighted ? k + 2 : -1,
                        _skel_weights_by_value(sk, &o) ? "" : "SKEL_CONSTANT_PTR");
         break;
-    case SKEL_KIND_OVERLAP3D:    /* on the data (global) and on a private window */
-        _skel_put_func(&b, sk->func_src(), sk->func_name, "", k, "SKEL_GLOBAL", -1, NULL);
+    case SKEL_KIND_OVERLAP3D:    /* on a private window */
         _skel_put_func(&b, sk->func_src(), sk->func_name, "_p", -1, NULL, -1, NULL);
         break;
     case SKEL_KIND_MAPARRAY:
@@ -7910,6 +8017,7 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
     if (sk->kind == SKEL_KIND_OVERLAP || sk->kind == SKEL_KIND_OVERLAP2D || sk->kind == SKEL_KIND_OVERLAP3D)
         _skel_sbuf_str(&b, "#define SKEL_WANT_EDGE 1\n");
     _skel_sbuf_str(&b, _skel_tpl_volatile);
+    _skel_sbuf_str(&b, _skel_tpl_shfl);
     _skel_sbuf_str(&b, _skel_tpl_common);
     switch (sk->kind) {
     case SKEL_KIND_MAP:
@@ -7933,8 +8041,12 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
         if (_skel_reduce_wide(sk)) {
             _skel_sbuf_printf(&b, "#define SKEL_WSTAGED %d\n#define SKEL_WLOCALS", sk->nin > 0);
             for (k = 0; k < sk->nin; ++k) _skel_sbuf_printf(&b, " SKEL_LOCAL skel_ti%d s%d[SKEL_PAD(SKEL_RTILE - 1) + 1];", k, k);
-            _skel_sbuf_str(&b, "\n#define SKEL_WSTAGE(e, i)");
-            for (k = 0; k < sk->nin; ++k) _skel_sbuf_printf(&b, " s%d[e] = a%d[i];", k, k);
+            _skel_sbuf_str(&b, "\n#define SKEL_WREGS");
+            for (k = 0; k < sk->nin; ++k) _skel_sbuf_printf(&b, " skel_ti%d q%d[SKEL_RITEMS];", k, k);
+            _skel_sbuf_str(&b, "\n#define SKEL_WLOAD(j, i)");
+            for (k = 0; k < sk->nin; ++k) _skel_sbuf_printf(&b, " q%d[j] = a%d[i];", k, k);
+            _skel_sbuf_str(&b, "\n#define SKEL_WSTORE(e, j)");
+            for (k = 0; k < sk->nin; ++k) _skel_sbuf_printf(&b, " s%d[e] = q%d[j];", k, k);
             _skel_sbuf_printf(&b, "\n#define SKEL_WVALUE(i, e) skel_u_%s(", sk->func_name);
             a.n = 0;
             _skel_arg_index(&a, sk->index_mode, "i", NULL, NULL);
@@ -8015,19 +8127,16 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
         break;
     case SKEL_KIND_OVERLAP3D:
         _skel_sbuf_printf(&b, "#define SKEL_DD %d\n#define SKEL_DR %d\n#define SKEL_DC %d\n#define SKEL_O3W %d\n"
-                          "#define SKEL_O3H %d\n#define SKEL_O3Z %d\n", sk->dd, sk->dr, sk->dc, g.ov3_w, g.block / g.ov3_w,
-                          g.ov3_z);
-        for (k = 0; k < 2; ++k) {
-            _skel_sbuf_printf(&b, "#define %s(pt, rs, ps, o) skel_u_%s%s(", k ? "SKEL_OV3P" : "SKEL_OV3G", sk->func_name,
-                              k ? "_p" : "");
-            a.n = 0;
-            _skel_arg_index(&a, sk->index_mode, "o", NULL, NULL);
-            _skel_arg(&a, "pt");
-            _skel_arg(&a, "rs");
-            _skel_arg(&a, "ps");
-            _skel_arg_x(&a, sk);
-            _skel_sbuf_str(&b, ")\n");
-        }
+                          "#define SKEL_O3H %d\n#define SKEL_O3U %d\n", sk->dd, sk->dr, sk->dc, g.ov3_w, g.block / g.ov3_w,
+                          g.ov3_u);
+        _skel_sbuf_printf(&b, "#define SKEL_OV3P(pt, rs, ps, o) skel_u_%s_p(", sk->func_name);
+        a.n = 0;
+        _skel_arg_index(&a, sk->index_mode, "o", NULL, NULL);
+        _skel_arg(&a, "pt");
+        _skel_arg(&a, "rs");
+        _skel_arg(&a, "ps");
+        _skel_arg_x(&a, sk);
+        _skel_sbuf_str(&b, ")\n");
         _skel_sbuf_str(&b, _skel_tpl_overlap3d);
         break;
     case SKEL_KIND_MAPARRAY:
@@ -8360,11 +8469,17 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
             in0 = _SKEL_BUF_SCRATCH0;
         }
         if (sk->kind == SKEL_KIND_OVERLAP3D) {  /* (never split: SPLIT CALLS) */
-            s = _skel_kstep_new(p, "skel_overlap3d", _skel_cdiv(C, (size_t)g.ov3_w) *
-                                _skel_cdiv(R, (size_t)(g.block / g.ov3_w)) * _skel_cdiv(sh->depth, (size_t)g.ov3_z));
+            /* planes a group marches: SKEL_GPU_OV3_ZRUN (its window's extra
+               planes cost 2 dD / zrun more reads), fewer while that leaves
+               fewer than 8 groups a compute unit; a multiple of ov3_u */
+            size_t tiles = _skel_cdiv(C, (size_t)g.ov3_w) * _skel_cdiv(R, (size_t)(g.block / g.ov3_w));
+            size_t zrun = SKEL_GPU_OV3_ZRUN, want = (size_t)o.compute_units * 8;
+            while (zrun > (size_t)g.ov3_u && tiles * _skel_cdiv(sh->depth, zrun) < want) zrun /= 2;
+            s = _skel_kstep_new(p, "skel_overlap3d", tiles * _skel_cdiv(sh->depth, zrun));
             _skel_karg_buf(s, _SKEL_BUF_OUT);
             _skel_karg_buf(s, in0);
             _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)sh->depth);
+            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)zrun);
         } else {                                /* output rows [lo, hi) of the part */
             s = _skel_kstep_new(p, "skel_overlap2d", _skel_cdiv(C, (size_t)g.ov2_w) * _skel_cdiv(sh->hi - sh->lo, (size_t)g.ov2_h));
             _skel_karg_buf(s, _SKEL_BUF_OUT);

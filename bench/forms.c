@@ -7,7 +7,8 @@
                         fused C loop; a Map over struct elements (AoS)
                         against the same Map over four separate arrays
                         (SoA: four inputs, four outputs) and both by hand.
-   build/bench_forms gpu [--backend cuda|opencl] [--reps N]
+   build/bench_forms gpu [--backend cuda|opencl] [--reps N] [--only LIST]
+       (LIST: some of pearson,pairs,nearest,heat,aos; all by default)
        device-resident data (operands on the GPU before the timed calls,
        results left there), CUDA events around each call (host clock and
        a finish on OpenCL), medians of interleaved repetitions:
@@ -264,7 +265,13 @@ static void cpu(void)
    GPU (device-resident data)
    ====================================================================== */
 static const char *backend = "cuda";
+static const char *only;   /* --only a,b: the GPU workloads named (pearson pairs nearest heat aos) */
 static int use_events;
+
+static int wanted(const char *name)
+{
+    return !only || strstr(only, name) != NULL;
+}
 static _skel_CUevent ev0, ev1;
 
 static void gsync(void)
@@ -491,17 +498,25 @@ static void gpu(void)
     for (i = 0; i < skel_backend_count(); ++i)
         if (!strcmp(skel_backend_name(i), backend)) printf("## %s: %s, device-resident data\n", backend, _skel_backends[i].info);
     printf("| workload | ms | skel | baseline | ratio |\n|---|---|---|---|---|\n");
-    for (i = 24; i <= 28; i += 2) gpu_pearson(i);
-    gpu_pairs(4096, 4096);
-    gpu_pairs(8192, 8192);
-    gpu_pairs(16384, 16384);
-    gpu_nearest(16384, 16384);
-    gpu_nearest(32768, 32768);
-    gpu_nearest(131072, 8192);
-    gpu_heat(256);
-    gpu_heat(512);
-    gpu_aos_soa(24);
-    gpu_aos_soa(26);
+    for (i = 24; i <= 28 && wanted("pearson"); i += 2) gpu_pearson(i);
+    if (wanted("pairs")) {
+        gpu_pairs(4096, 4096);
+        gpu_pairs(8192, 8192);
+        gpu_pairs(16384, 16384);
+    }
+    if (wanted("nearest")) {
+        gpu_nearest(16384, 16384);
+        gpu_nearest(32768, 32768);
+        gpu_nearest(131072, 8192);
+    }
+    if (wanted("heat")) {
+        gpu_heat(256);
+        gpu_heat(512);
+    }
+    if (wanted("aos")) {
+        gpu_aos_soa(24);
+        gpu_aos_soa(26);
+    }
 }
 
 int main(int argc, char **argv)
@@ -512,8 +527,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "gpu")) mode = 2;
         else if (!strcmp(argv[i], "--backend") && i + 1 < argc) backend = argv[++i];
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
         else {
-            fprintf(stderr, "usage: %s cpu|gpu [--backend cuda|opencl] [--reps N]\n", argv[0]);
+            fprintf(stderr, "usage: %s cpu|gpu [--backend cuda|opencl] [--reps N] [--only LIST]\n", argv[0]);
             return 2;
         }
     }
@@ -521,6 +537,6 @@ int main(int argc, char **argv)
     if (reps > 64) reps = 64;
     if (mode == 1) cpu();
     else if (mode == 2) gpu();
-    else { fprintf(stderr, "usage: %s cpu|gpu [--backend cuda|opencl] [--reps N]\n", argv[0]); return 2; }
+    else { fprintf(stderr, "usage: %s cpu|gpu [--backend cuda|opencl] [--reps N] [--only LIST]\n", argv[0]); return 2; }
     return 0;
 }

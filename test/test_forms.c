@@ -280,6 +280,39 @@ static void struct_case(size_t n, int vi)
 }
 SKEL_TEST(forms_struct_elements_and_struct_accumulators) { each_size("structs", struct_case, 1, sizeof(tf_mom)); }
 
+/* A struct of two double sums from three floats (12 bytes in, 16 out): the
+   GPU's register-folding reduce then takes 4 elements a work-item a tile
+   (its item count rounded down to a power of two, which divides the
+   block); the running value is ordered: exact sums of multiples of 2^-6. */
+SKEL_STRUCT(tf_two, double s; double w;)
+SKEL_FUNC(tf_two, f_three, (float x, float y, float z), tf_two t; t.s = (double)x * y; t.w = (double)z - x; return t;)
+SKEL_FUNC(tf_two, f_twoadd, (tf_two a, tf_two b), a.s += b.s; a.w += b.w; return a;)
+SKEL_MAPREDUCE_X(t_three, f_three, f_twoadd, tf_two, SKEL_INS(float, float, float), SKEL_NO_INDEX, SKEL_NO_VIEWS,
+                 SKEL_NO_UNIFORM)
+static void three_case(size_t n, int vi)
+{
+    uint64_t s = st_seed("three", n, (size_t)vi);
+    float *h[3];
+    skel_vec *v[3];
+    tf_two got = { 0, 0 }, want = { 0, 0 };
+    skel_call call;
+    size_t i;
+    int k;
+    for (k = 0; k < 3; ++k) {
+        h[k] = (float *)xmalloc(n * sizeof(float));
+        for (i = 0; i < n; ++i) h[k][i] = (float)st_rand_int(&s, -640, 640) / 64;
+        v[k] = vec_of(SKEL_FLOAT, n, h[k]);
+    }
+    for (i = 0; i < n; ++i) { want.s += (double)h[0][i] * h[1][i]; want.w += (double)h[2][i] - h[0][i]; }
+    st_use_variant(t_three, vi);
+    memset(&call, 0, sizeof call);
+    call.in[0] = v[0]; call.in[1] = v[1]; call.in[2] = v[2]; call.result = &got;
+    ST_EQ_INT(skel_run(t_three, &call), n ? SKEL_OK : SKEL_EEMPTY);
+    if (n && (got.s != want.s || got.w != want.w)) ST_FAIL("three floats: (%g, %g), want (%g, %g)", got.s, got.w, want.s, want.w);
+    for (k = 0; k < 3; ++k) { skel_free(v[k]); free(h[k]); }
+}
+SKEL_TEST(forms_struct_accumulator_from_three_inputs) { each_size("three inputs", three_case, 1, 12); }
+
 /* ======================================================================
    several outputs
    ====================================================================== */
@@ -815,6 +848,87 @@ SKEL_TEST(forms_3d_map_and_overlap3d_every_edge)
             size_t planes = st_big_bytes() / 4 / (64 * 130);
             st_context("3-D %s %zux64x130 (beyond the cache)", v->label, planes);
             ten3_case(planes, 64, 130, vi, 0);
+        }
+    }
+    st_context("");
+}
+
+/* Windows whose planes take more registers: the GPU kernel then computes
+   fewer outputs a work-item a step (doubles, 7 points: 2; floats, a 5 x 5
+   x 5 box: 1).  Integer-valued data: exact sums in any order. */
+SKEL_FUNC(double, f_heatd, (const double *a, skel_index rs, skel_index ps),
+          return a[0] + 0.125 * (a[-1] + a[1] + a[-rs] + a[rs] + a[-ps] + a[ps] - 6 * a[0]);)
+SKEL_FUNC(float, f_box5, (const float *a, skel_index rs, skel_index ps),
+          float s = 0; int z, y, x;
+          for (z = -2; z <= 2; ++z) for (y = -2; y <= 2; ++y) for (x = -2; x <= 2; ++x)
+              s += (float)(25 * (z + 2) + 5 * (y + 2) + x + 3) * a[z * ps + y * rs + x];
+          return s;)
+SKEL_OVERLAP3D(t_heatd, f_heatd, double, 1, 1, 1)
+SKEL_OVERLAP3D(t_box5, f_box5, float, 2, 2, 2)
+
+static void wide3_case(size_t D, size_t R, size_t C, int vi)
+{
+    uint64_t s = st_seed("wide3", D * 1000003u + R * 1009u + C, (size_t)vi);
+    size_t n = D * R * C, i, p, r, c;
+    double *hd = (double *)xmalloc(n * sizeof(double)), evd = 5;
+    float *hf = (float *)xmalloc(n * sizeof(float)), evf = -2;
+    skel_ten *td = NULL, *od = NULL, *tf = NULL, *of = NULL;
+    skel_call call;
+    int edge, small = n && (D < 2 || R < 2 || C < 2);
+    for (i = 0; i < n; ++i) { hd[i] = (double)st_rand_int(&s, -64, 64) / 8; hf[i] = (float)st_rand_int(&s, -99, 99); }
+    ST_OK(skel_ten_new_copy(&td, SKEL_DOUBLE, D, R, C, hd));
+    ST_OK(skel_ten_new(&od, SKEL_DOUBLE, D, R, C));
+    ST_OK(skel_ten_new_copy(&tf, SKEL_FLOAT, D, R, C, hf));
+    ST_OK(skel_ten_new(&of, SKEL_FLOAT, D, R, C));
+    st_use_variant(t_heatd, vi); st_use_variant(t_box5, vi);
+    for (edge = SKEL_EDGE_CONSTANT; edge <= SKEL_EDGE_DUPLICATE; ++edge) {
+        const double *gd;
+        const float *gf;
+        memset(&call, 0, sizeof call);
+        call.in[0] = td; call.out = od; call.edge = (skel_edge)edge; call.edge_value = &evd;
+        ST_OK(skel_run(t_heatd, &call));
+        call.in[0] = tf; call.out = of; call.edge_value = &evf;
+        ST_EQ_INT(skel_run(t_box5, &call), small ? SKEL_ESIZE : SKEL_OK);
+        gd = (const double *)skel_read(od);
+        gf = (const float *)skel_read(of);
+        for (p = 0; p < D; ++p)
+            for (r = 0; r < R; ++r)
+                for (c = 0; c < C; ++c) {
+                    long long P = (long long)p, Y = (long long)r, X = (long long)c, k;
+                    static const int off[7][3] = { { 0, 0, 0 }, { 0, 0, -1 }, { 0, 0, 1 }, { 0, -1, 0 }, { 0, 1, 0 },
+                                                   { -1, 0, 0 }, { 1, 0, 0 } };
+                    double nb[7];
+                    float sf = 0;
+                    int z, y, x, q;
+                    for (q = 0; q < 7; ++q) {
+                        k = at3(P + off[q][0], Y + off[q][1], X + off[q][2], D, R, C, edge);
+                        nb[q] = k < 0 ? evd : hd[k];
+                    }
+                    for (z = -2; z <= 2 && !small; ++z)
+                        for (y = -2; y <= 2; ++y)
+                            for (x = -2; x <= 2; ++x) {
+                                k = at3(P + z, Y + y, X + x, D, R, C, edge);
+                                sf += (float)(25 * (z + 2) + 5 * (y + 2) + x + 3) * (k < 0 ? evf : hf[k]);
+                            }
+                    i = (p * R + r) * C + c;
+                    if (gd[i] != nb[0] + 0.125 * (nb[1] + nb[2] + nb[3] + nb[4] + nb[5] + nb[6] - 6 * nb[0]))
+                        ST_FAIL("7-point double, edge %d, (%zu, %zu, %zu): %g", edge, p, r, c, gd[i]);
+                    if (!small && gf[i] != sf) ST_FAIL("5x5x5, edge %d, (%zu, %zu, %zu): %g, want %g", edge, p, r, c, gf[i], sf);
+                }
+    }
+    skel_free(td); skel_free(od); skel_free(tf); skel_free(of);
+    free(hd); free(hf);
+}
+
+SKEL_TEST(forms_overlap3d_doubles_and_a_5x5x5_window)
+{
+    int vi;
+    size_t k;
+    for (vi = 0; vi < st_variant_count(); ++vi) {
+        const st_variant *v = st_variant_get(vi);
+        for (k = 0; k < sizeof shapes3 / sizeof shapes3[0]; ++k) {
+            st_context("3-D wide %s %zux%zux%zu", v->label, shapes3[k][0], shapes3[k][1], shapes3[k][2]);
+            wide3_case(shapes3[k][0], shapes3[k][1], shapes3[k][2], vi);
         }
     }
     st_context("");
