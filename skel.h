@@ -878,6 +878,10 @@
        Change log, newest first; one line per change under the unreleased
        version.
        unreleased (0.3.0)
+              - Fix: CUDA programs for blocks over 256 threads are compiled
+                with a register cap (64K / block a thread): a kernel that
+                needed more (an int64 MapReduce over a 2-D index at block
+                1024) failed every launch with OUT_OF_RESOURCES.
               - GPU kernels of the expressive forms: a MapReduce with a wider
                 or struct accumulator reads contiguous tiles of its inputs,
                 the next tile's loads in flight while one is folded, and

@@ -629,6 +629,21 @@ static int _skel_cuda_nvrtc_arch(int want, int *exact)
     return best ? best : want;
 }
 
+/* The NVRTC option that lets a block of `block` threads launch: every
+   thread of it gets at most 64K / block registers (all GPUs since sm_30
+   have 64K a block).  ptxas does not know the block a kernel will run
+   with; a kernel it gave more (a MapReduce over int64 with a 2-D index
+   took more than 64 at block 1024) fails every launch with
+   CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES.  Blocks of 256 or fewer fit any
+   count ptxas uses (255 at most): no option, so their code is unchanged.
+   Kernels with __launch_bounds__ of their own keep theirs. */
+static const char *_skel_cuda_regcap(int block, char buf[32])
+{
+    if (block <= 256) return NULL;
+    snprintf(buf, 32, "--maxrregcount=%d", 65536 / block);
+    return buf;
+}
+
 static uint64_t _skel_cuda_key(const char *src, const char *extra, int arch, int ptx)
 {
     char ver[96];
@@ -1030,7 +1045,7 @@ static int _skel_cuda_kernels(skel_skeleton *sk, int d, int want_block, int tili
     _skel_cuda_kern *k;
     skel_skeleton gen;
     _skel_kernel_opts o;
-    char *src = NULL, name[160];
+    char *src = NULL, name[160], cap[32];
     int i, rc;
     if (!st) return _skel_fail(SKEL_ENOMEM, "cuda: out of memory");
     pthread_mutex_lock(&_skel_cuda_lock);
@@ -1056,7 +1071,7 @@ static int _skel_cuda_kernels(skel_skeleton *sk, int d, int want_block, int tili
     k->tiling = tiling;
     k->block = o.block;
     snprintf(name, sizeof name, "skel_%s_%s_b%d_t%d.cu", _skel_kind_name(kind), sk->name, o.block, tiling);
-    rc = _skel_cuda_module(d, src, name, NULL, &k->mod);
+    rc = _skel_cuda_module(d, src, name, _skel_cuda_regcap(o.block, cap), &k->mod);
     SKEL_FREE(src);
     if (rc != SKEL_OK) { SKEL_FREE(k); return rc; }
     if (kind == SKEL_KIND_OVERLAP2D && sk->conv) {   /* what the tiling metric estimated, as compiled */
@@ -1313,7 +1328,7 @@ static int _skel_cuda_prepare(const _skel_backend *b, const _skel_variant *v, sk
 
 /* ---- compile checks (no GPU needed) ---- */
 typedef struct _skel_cuda_job {
-    const char *src, *name;
+    const char *src, *name, *extra;
     int arch, rc;
     char err[1024];
 } _skel_cuda_job;
@@ -1321,7 +1336,7 @@ typedef struct _skel_cuda_job {
 static int _skel_cuda_job_run(void *p)
 {
     _skel_cuda_job *j = (_skel_cuda_job *)p;
-    j->rc = _skel_cuda_compile_check(j->src, j->name, NULL, j->arch);
+    j->rc = _skel_cuda_compile_check(j->src, j->name, j->extra, j->arch);
     if (j->rc != SKEL_OK) snprintf(j->err, sizeof j->err, "%s", _skel_errbuf);
     return j->rc;
 }
@@ -1340,7 +1355,7 @@ static int _skel_cuda_check_call(skel_skeleton *sk, const skel_call *c, int bloc
     _skel_cuda_job jobs[8];
     _skel_task tasks[8];
     int submitted[8] = { 0 }, unseen[8] = { 0 };   /* unseen: not yet compiled for that arch */
-    char *srcs[8] = { NULL }, names[8][160];
+    char *srcs[8] = { NULL }, names[8][160], caps[8][32];
     uint64_t keys[8];
     _skel_kernel_opts o;
     _skel_kplan plan;
@@ -1366,6 +1381,7 @@ static int _skel_cuda_check_call(skel_skeleton *sk, const skel_call *c, int bloc
         jobs[i].src = srcs[i];
         jobs[i].name = names[i];
         jobs[i].arch = archs[i];
+        jobs[i].extra = _skel_cuda_regcap(o.block, caps[i]);
         jobs[i].rc = SKEL_OK;
     }
     for (i = 1; rc == SKEL_OK && i < narchs; ++i)
@@ -1392,12 +1408,12 @@ static int _skel_cuda_check_call(skel_skeleton *sk, const skel_call *c, int bloc
     return rc;
 }
 
-/* Tests: compile what call c of sk would run, for sm_<arch>, no GPU needed. */
-int _skel_cuda_instance_check(skel_skeleton *sk, const skel_call *call, int arch)
+/* Tests: compile what call c of sk would run with `block`, for sm_<arch>, no GPU needed. */
+int _skel_cuda_instance_check(skel_skeleton *sk, const skel_call *call, int arch, int block)
 {
     _skel_init_gpus();
     if (!_skel_nvrtc_load()) return _skel_fail(SKEL_EBACKEND, "cuda: NVRTC is not available");
-    return _skel_cuda_check_call(sk, call, 256, 0, &arch, 1);
+    return _skel_cuda_check_call(sk, call, block, 0, &arch, 1);
 }
 
 /* The "cuda-check" backend: compile, then compute on one CPU core. */

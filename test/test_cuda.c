@@ -19,7 +19,7 @@
 
 /* private entry points of skel_cuda.h (defined in the implementation) */
 int _skel_cuda_compile_check(const char *src, const char *name, const char *extra, int arch);
-int _skel_cuda_instance_check(skel_skeleton *sk, const skel_call *call, int arch);
+int _skel_cuda_instance_check(skel_skeleton *sk, const skel_call *call, int arch, int block);
 int _skel_cuda_candidates_get(skel_variant *out, int max);
 void _skel_cuda_test_alloc_limit(size_t bytes);
 
@@ -158,7 +158,7 @@ SKEL_TEST(cuda_compile_error_carries_log_and_numbered_source)
     memset(&c, 0, sizeof c);
     c.in[0] = a;
     c.out = o;
-    rc = _skel_cuda_instance_check(t_bad, &c, 90);
+    rc = _skel_cuda_instance_check(t_bad, &c, 90, 256);
     ST_EQ_INT(rc, SKEL_ECOMPILE);
     ST_CHECK(strstr(skel_last_error(), "error") != NULL);          /* NVRTC's log */
     ST_CHECK(strstr(skel_last_error(), "t_vla") != NULL);          /* the source ... */
@@ -440,6 +440,75 @@ SKEL_TEST(cuda_split_over_parts_matches_one_part)
             skel_free(x); skel_free(y); skel_free(r1); skel_free(r2); skel_free(iv);
         }
     st_context("");
+}
+
+SKEL_FUNC(int64_t, t_moment, (skel_index r, skel_index c, int32_t a), return (int64_t)a * (r + 1) * (c + 1);)
+SKEL_FUNC(int64_t, t_addl, (int64_t a, int64_t b), return a + b;)
+SKEL_MAPREDUCE_EX(t_moment_sum, t_moment, t_addl, int64_t, int32_t, 1, SKEL_INDEX2D, SKEL_NO_UNIFORM)
+
+/* sum of a[r][c] (r+1)(c+1) over a random rows x cols int32 matrix: the
+   call (on *m, made here) and the plain C answer */
+static int64_t moment_case(skel_mat **m, size_t rows, size_t cols, skel_call *c)
+{
+    uint64_t seed = st_seed("moment", rows, cols);
+    int32_t *h = (int32_t *)st_malloc(rows * cols * sizeof *h);
+    int64_t ref = 0;
+    size_t r, k;
+    for (r = 0; r < rows; ++r)
+        for (k = 0; k < cols; ++k) {
+            h[r * cols + k] = (int32_t)(st_rand(&seed) % 2000001u) - 1000000;
+            ref += (int64_t)h[r * cols + k] * (int64_t)(r + 1) * (int64_t)(k + 1);
+        }
+    ST_OK(skel_mat_new_copy(m, SKEL_INT32, rows, cols, h));
+    free(h);
+    memset(c, 0, sizeof *c);
+    c->in[0] = *m;
+    return ref;
+}
+
+/* Every block the tuner may pick launches a kernel that needs many
+   registers: an int64 MapReduce over a 2-D index took more than 64 a
+   thread, and at block 1024 every launch failed with
+   CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES (bench/eval2d.c's "moment" on the
+   H100) until blocks over 256 were compiled with a register cap. */
+SKEL_TEST(cuda_every_block_launches_a_register_hungry_mapreduce)
+{
+    skel_variant v[16];
+    skel_mat *m;
+    skel_call c;
+    int64_t ref, got;
+    int k, nv;
+    need_gpu();
+    ref = moment_case(&m, 301, 517, &c);
+    c.result = &got;
+    nv = _skel_cuda_candidates_get(v, 16);
+    for (k = 0; k < nv; ++k) {
+        skel_plan *p = cuda_plan(v[k].block, v[k].grid, v[k].devices);
+        st_context("block %d grid %d", v[k].block, v[k].grid);
+        ST_OK(skel_set_plan(t_moment_sum, p));
+        got = 0;
+        ST_OK(skel_run(t_moment_sum, &c));
+        ST_CHECK(got == ref);
+        skel_set_plan(t_moment_sum, NULL);
+        skel_plan_free(p);
+    }
+    st_context("");
+    skel_free(m);
+}
+
+/* The compile check builds block-1024 programs the way the GPU path does,
+   with the register cap (NVRTC accepts it for sm_80 and sm_90). */
+SKEL_TEST(cuda_block_1024_programs_compile_with_a_register_cap)
+{
+    skel_mat *m;
+    skel_call c;
+    int64_t got;
+    need_nvrtc();
+    moment_case(&m, 5, 7, &c);
+    c.result = &got;
+    ST_OK(_skel_cuda_instance_check(t_moment_sum, &c, 80, 1024));
+    ST_OK(_skel_cuda_instance_check(t_moment_sum, &c, 90, 1024));
+    skel_free(m);
 }
 
 /* Every block size the tuner may pick gives the same answer. */
