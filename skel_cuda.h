@@ -989,6 +989,7 @@ typedef struct _skel_cuda_kern {
     int block;                  /* block size the program was generated for */
     _skel_CUmodule mod;
     _skel_CUdeviceptr wsym;     /* the module's skel_w (weighted 2D overlap), once looked up */
+    int resident;               /* groups of skel_reduce_part an SM holds (wide MapReduce; 0: not asked yet) */
     const char *names[_SKEL_CUDA_NFN];
     _skel_CUfunction fns[_SKEL_CUDA_NFN];
 } _skel_cuda_kern;
@@ -1279,6 +1280,16 @@ static int _skel_cuda_planned(skel_skeleton *sk, const skel_call *c, const _skel
     _skel_kernel_opts o;
     _SKEL_TRY(_skel_cuda_kernels(sk, v->device, v->block, v->tiling, k));
     _skel_cuda_opts(&_skel_cuda_devs[v->device].info, 0, (*k)->block, v->tiling, &o);
+    if (_skel_reduce_wide(sk)) {    /* the grid is what the SMs hold of the compiled kernel */
+        if (!(*k)->resident) {      /* (benign race: two threads store the same value) */
+            _skel_CUfunction f;
+            int n = 0;
+            if (_skel_cuda_fn(*k, "skel_reduce_part", &f) == SKEL_OK)
+                _skel_cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, (*k)->block, 0);
+            (*k)->resident = n > 0 ? n : -1;
+        }
+        o.reduce_resident = (*k)->resident;
+    }
     return _skel_kernel_plan(sk, c, sh, &o, plan);
 }
 

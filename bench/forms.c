@@ -94,6 +94,65 @@ static const char hand_nn_src[] =
     "    if (i < R) { out[i].d = best; out[i].j = bj; }\n"
     "}\n";
 
+/* Pearson's five sums by hand (CUDA C++, compiled by NVRTC): a
+   resident grid, each thread folding float4 pairs two at a time in any
+   order (sums are commutative), the block's sums through shuffles, and
+   the last block to finish folding the blocks' partials.  What the GPU
+   gives a one-pass Pearson that need not keep skel's index order; with
+   n4 = 0 and one block it is a call's least cost (a launch writing the
+   40-byte result). */
+static const char hand_pearson_src[] =
+    "struct m5 { double a, b, c, d, e; };\n"
+    "__device__ __forceinline__ void add(m5 &s, float x, float y)\n"
+    "{ double u = x, v = y; s.a += u; s.b += v; s.c += u * u; s.d += v * v; s.e += u * v; }\n"
+    "__device__ __forceinline__ void add4(m5 &s, float4 x, float4 y)\n"
+    "{ add(s, x.x, y.x); add(s, x.y, y.y); add(s, x.z, y.z); add(s, x.w, y.w); }\n"
+    "__device__ m5 block_sum(m5 s, double (*sh)[5])\n"
+    "{\n"
+    "    double v[5] = { s.a, s.b, s.c, s.d, s.e };\n"
+    "    int w = threadIdx.x / 32, l = threadIdx.x % 32, k, o;\n"
+    "    for (k = 0; k < 5; ++k) {\n"
+    "        for (o = 16; o; o >>= 1) v[k] += __shfl_down_sync(0xffffffffu, v[k], o);\n"
+    "        if (l == 0) sh[w][k] = v[k];\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    m5 t = { 0, 0, 0, 0, 0 };\n"
+    "    if (threadIdx.x == 0)\n"
+    "        for (w = 0; w < 8; ++w) { t.a += sh[w][0]; t.b += sh[w][1]; t.c += sh[w][2]; t.d += sh[w][3]; t.e += sh[w][4]; }\n"
+    "    return t;\n"
+    "}\n"
+    "extern \"C\" __global__ void __launch_bounds__(256) hand_pearson(const float4 *x, const float4 *y, m5 *part,\n"
+    "                                                         unsigned *count, m5 *out, long long n4)\n"
+    "{\n"
+    "    __shared__ double sh[8][5];\n"
+    "    __shared__ int last;\n"
+    "    m5 s = { 0, 0, 0, 0, 0 };\n"
+    "    long long st = (long long)gridDim.x * 256, i = blockIdx.x * 256LL + threadIdx.x;\n"
+    "    for (; i + st < n4; i += 2 * st) {\n"
+    "        float4 a = x[i], b = y[i], c = x[i + st], d = y[i + st];\n"
+    "        add4(s, a, b); add4(s, c, d);\n"
+    "    }\n"
+    "    if (i < n4) add4(s, x[i], y[i]);\n"
+    "    s = block_sum(s, sh);\n"
+    "    if (threadIdx.x == 0) {\n"
+    "        part[blockIdx.x] = s;\n"
+    "        __threadfence();\n"
+    "        last = atomicInc(count, gridDim.x - 1) == gridDim.x - 1;   /* (wraps to 0 for the next launch) */\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    if (last) {\n"
+    "        m5 t = { 0, 0, 0, 0, 0 };\n"
+    "        __threadfence();\n"
+    "        for (unsigned j = threadIdx.x; j < gridDim.x; j += 256) {\n"
+    "            volatile m5 *q = part + j;\n"
+    "            t.a += q->a; t.b += q->b; t.c += q->c; t.d += q->d; t.e += q->e;\n"
+    "        }\n"
+    "        __syncthreads();\n"
+    "        t = block_sum(t, sh);\n"
+    "        if (threadIdx.x == 0) out[0] = t;\n"
+    "    }\n"
+    "}\n";
+
 static int reps = 15;
 
 static double median_of(double *t, int n) { return bench_median(t, n); }
@@ -349,22 +408,95 @@ static void on_device(skel_vec *v)
     _skel_map_reset(v, _skel_backends[b].space);     /* valid there only, as a GPU call leaves it */
 }
 
+typedef struct { _skel_CUfunction f; _skel_CUdeviceptr x, y, part, count, out; long long n4; size_t grid; } hp_ctx;
+static void run_hand_pearson(void *v)
+{
+    hp_ctx *h = (hp_ctx *)v;
+    void *args[6];
+    args[0] = &h->x; args[1] = &h->y; args[2] = &h->part; args[3] = &h->count; args[4] = &h->out; args[5] = &h->n4;
+    if (_skel_cuda_launch(0, h->f, h->grid, 256, 0, args) != SKEL_OK) {
+        fprintf(stderr, "hand_pearson: %s\n", skel_last_error());
+        exit(1);
+    }
+}
+
+/* The hand-written Pearson kernel over x and y (on the device): its
+   median ms, the sum of x * y it made (*sxy), and with one_block the
+   median ms of one block over no data (*least). */
+static double hand_pearson_ms(skel_vec *x, skel_vec *y, size_t n, double *sxy, double *least)
+{
+    static _skel_CUfunction f;
+    int sp = _skel_cuda_devs[0].space, per = 0;
+    hp_ctx h;
+    moments m;
+    double ms;
+    if (!f) {
+        _skel_CUmodule mod;
+        ok(_skel_cuda_module(0, hand_pearson_src, "hand_pearson.cu", NULL, &mod), "hand_pearson compile");
+        ok(_SKEL_CU(cuModuleGetFunction, (&f, mod, "hand_pearson")), "hand_pearson");
+    }
+    _skel_cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&per, f, 256, 0);
+    h.f = f;
+    h.grid = (size_t)(per > 0 ? per : 1) * (size_t)_skel_cuda_devs[0].info.sms;
+    h.x = ((_skel_cuda_buf *)_skel_acquire(x, sp, _SKEL_READ))->ptr;
+    h.y = ((_skel_cuda_buf *)_skel_acquire(y, sp, _SKEL_READ))->ptr;
+    if (_skel_cu.cuMemAlloc_v2(&h.part, h.grid * sizeof m) != 0 || _skel_cu.cuMemAlloc_v2(&h.count, 64) != 0 ||
+        _skel_cu.cuMemAlloc_v2(&h.out, sizeof m) != 0) {
+        fprintf(stderr, "hand_pearson: out of device memory\n");
+        exit(1);
+    }
+    _skel_cu.cuMemsetD8_v2(h.count, 0, 64);
+    h.n4 = (long long)(n / 4);
+    ms = gtime(run_hand_pearson, &h, 1);
+    _skel_cu.cuMemcpyDtoH_v2(&m, h.out, sizeof m);
+    *sxy = m.sxy;
+    h.n4 = 0; h.grid = 1;
+    *least = gtime(run_hand_pearson, &h, 1);
+    _skel_cu.cuMemFree_v2(h.part); _skel_cu.cuMemFree_v2(h.count); _skel_cu.cuMemFree_v2(h.out);
+    return ms;
+}
+
 static void gpu_pearson(int lg)
 {
     size_t n = (size_t)1 << lg;
     run_ctx r;
     skel_vec *x = vec_fill(SKEL_FLOAT, n, 1), *y = vec_fill(SKEL_FLOAT, n, 2), *out;
-    double ms, cms = copy_ms(8 * n, 0), bw, cbw;
+    double ms, cms = copy_ms(8 * n, 0), bw, cbw, hms = 0, hsxy = 0, least = 0, host[64];
+    int k;
     ok(skel_vec_new(&out, SKEL_TYPE(moments), 1), "out");
     on_device(x); on_device(y);
     memset(&r, 0, sizeof r);
     r.sk = pearson; r.c.in[0] = x; r.c.in[1] = y; r.c.out = out;   /* the sums stay on the device */
     ms = gtime(run_call, &r, use_events);
+    for (k = 0; k < reps; ++k) {   /* the host's time to queue the call */
+        double t0;
+        gsync();
+        t0 = bench_now();
+        run_call(&r);
+        host[k] = 1e6 * (bench_now() - t0);
+    }
+    gsync();
+    if (skel_backend_available("cuda")) hms = hand_pearson_ms(x, y, n, &hsxy, &least);
     bw = 8.0 * (double)n / ms / 1e6;
     cbw = 2 * 8.0 * (double)n / cms / 1e6;
-    printf("| Pearson one pass (reads 8 bytes/element) | 2^%d | %.4f | %.0f GB/s | copy %.0f GB/s | %.2f |\n", lg, ms, bw,
-           cbw, bw / cbw);
+    printf("| Pearson one pass (reads 8 bytes/element) | 2^%d | %.4f | %.0f GB/s | copy %.0f GB/s | %.2f |"
+           " hand %.4f ms (%.2f of the copy, sxy rel. diff %.1e); one block %.4f ms; host queues in %.1f us\n",
+           lg, ms, bw, cbw, bw / cbw, hms, hms > 0 ? 8.0 * (double)n / hms / 1e6 / cbw : 0,
+           fabs(hsxy - ((const moments *)skel_read(out))->sxy) / fabs(hsxy), least, median_of(host, reps));
     skel_free(x); skel_free(y); skel_free(out);
+}
+
+/* registers and groups a multiprocessor of sk's CUDA kernel `name` */
+static void kernel_info(skel_skeleton *sk, const char *name)
+{
+    _skel_cuda_kern *k;
+    _skel_CUfunction f;
+    int regs = 0, groups = 0;
+    if (strcmp(backend, "cuda") != 0 || _skel_cuda_kernels(sk, 0, 0, 0, &k) != SKEL_OK || _skel_cuda_fn(k, name, &f) != SKEL_OK)
+        return;
+    _skel_cu.cuFuncGetAttribute(&regs, _SKEL_CUF_NUM_REGS, f);
+    _skel_cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(&groups, f, k->block, 0);
+    printf("(%s: %d registers, %d groups of %d a multiprocessor)\n", name, regs, groups, k->block);
 }
 
 static void gpu_pairs(size_t R, size_t C)
@@ -499,6 +631,7 @@ static void gpu(void)
         if (!strcmp(skel_backend_name(i), backend)) printf("## %s: %s, device-resident data\n", backend, _skel_backends[i].info);
     printf("| workload | ms | skel | baseline | ratio |\n|---|---|---|---|---|\n");
     for (i = 24; i <= 28 && wanted("pearson"); i += 2) gpu_pearson(i);
+    if (wanted("pearson")) kernel_info(pearson, "skel_reduce_part");
     if (wanted("pairs")) {
         gpu_pairs(4096, 4096);
         gpu_pairs(8192, 8192);
@@ -512,6 +645,7 @@ static void gpu(void)
     if (wanted("heat")) {
         gpu_heat(256);
         gpu_heat(512);
+        kernel_info(heat, "skel_overlap3d");
     }
     if (wanted("aos")) {
         gpu_aos_soa(24);
