@@ -847,8 +847,9 @@
                              fewer where local memory is short)
        SKEL_GPU_REDUCE_WIDE_GROUPS  groups a compute unit such a MapReduce
                              launches where the backend cannot ask how many
-                             it holds (OpenCL: 2); CUDA launches what the
-                             SMs hold of the compiled kernel, one wave
+                             it holds (OpenCL: 2, up to 8 as chunks pass 64
+                             tiles); CUDA launches what the SMs hold of the
+                             compiled kernel, one wave
        SKEL_GPU_SCAN_TILE    bytes of one scan tile (40960)
        SKEL_GPU_OV2_REGS     CUDA: registers a 2D MapOverlap work-item may
                              use, so more groups fit an SM (__launch_bounds__
@@ -8341,8 +8342,17 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
        and its fold are paid once; H100, Pearson at 2^24: 0.55 of the copy
        bandwidth in 4 waves of groups, 0.77 in one) */
     maxg = (size_t)o.compute_units * 8;
-    if (_skel_reduce_wide(sk))
-        maxg = (size_t)o.compute_units * (size_t)(o.reduce_resident > 0 ? o.reduce_resident : SKEL_GPU_REDUCE_WIDE_GROUPS);
+    if (_skel_reduce_wide(sk)) {
+        size_t tiles = _skel_cdiv(hi - lo, (size_t)g.reduce_tile), wave;
+        if (o.reduce_resident > 0) maxg = (size_t)o.compute_units * (size_t)o.reduce_resident;
+        else {  /* unknown (OpenCL): SKEL_GPU_REDUCE_WIDE_GROUPS a unit, more (up to 8) once
+                   chunks pass 64 tiles, for devices that hold more (NVIDIA's OpenCL on an
+                   H100, 2^28: 0.77 of the copy with 2 a unit, 0.83 with 8; 2^24: 0.60, 0.48) */
+            wave = (size_t)o.compute_units * SKEL_GPU_REDUCE_WIDE_GROUPS;
+            maxg = tiles / 64 > wave ? tiles / 64 : wave;
+            if (maxg > (size_t)o.compute_units * 8) maxg = (size_t)o.compute_units * 8;
+        }
+    }
     in0 = _SKEL_BUF_IN0;
     if (sh->phase == _SKEL_PHASE_TOTAL) {       /* a split scan's part: its total */
         if (hi > lo) _skel_plan_reduce(sk, c, &g, maxg, lo, hi, C, 1, p);

@@ -7,6 +7,14 @@
 # compute-sanitizer.  Logs go to $OUT (or ./device-out); a summary is
 # printed last.
 #
+#   bash bench/forms_device.sh compare BASE
+#       (about 3 minutes) this tree against the tree at BASE (say, main's
+#       checkout) in one call: build both benchmarks and a test binary of
+#       test_forms.c and test_cuda.c; the forms tests on every backend and
+#       the CUDA tests (but the NVRTC compile check, which CI runs) with
+#       SKEL_REQUIRE=cuda,opencl; then Pearson and MapOverlap3D on CUDA,
+#       three rounds, each BASE then this tree, and on NVIDIA's OpenCL,
+#       two rounds (bench/results/forms.md's target table)
 #   bash bench/forms_device.sh [quick]
 #       quick (about 2 minutes): build the benchmark, the examples and a
 #       test binary of test_forms.c alone; the forms tests on CUDA and on
@@ -27,6 +35,42 @@ export OCL_ICD_VENDORS=/tmp/icd
 
 note "== $(date -u '+%Y-%m-%d %H:%M UTC') $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1)"
 note "== $(lscpu | grep 'Model name' | sed 's/  */ /g'), $(nproc) cores"
+if [ "${1:-}" = compare ]; then
+    base=$(cd "${2:?compare needs the base tree}" && pwd)
+    t0=$(date +%s)
+    mkdir -p build
+    ( cd "$base" && make -s build/bench_forms ) >"$OUT/build.log" 2>&1 &
+    cc -O2 -g -std=c99 -Wall -Wextra -Werror -pedantic -fopenmp -I. test/main.c test/test_forms.c test/test_cuda.c \
+        -o build/forms_cuda_tests -ldl -lpthread -lm >>"$OUT/build.log" 2>&1 &
+    if make -s build/bench_forms >>"$OUT/build.log" 2>&1 && wait; then note "builds (gcc -Werror): ok, $(( $(date +%s) - t0 )) s"
+    else note "BUILD FAILED"; grep -E 'error' "$OUT/build.log" | head -5 | tee -a "$SUM"; exit 1; fi
+    t0=$(date +%s)
+    SKEL_REQUIRE=cuda,opencl SKEL_CACHE_DIR=/tmp/skel-cache-t timeout 200 build/forms_cuda_tests -v forms >"$OUT/tests.log" 2>&1
+    rc=$?
+    note "forms tests, every backend, SKEL_REQUIRE=cuda,opencl: $(tail -1 "$OUT/tests.log") (rc $rc, $(( $(date +%s) - t0 )) s)"
+    t0=$(date +%s); np=0; nf=0
+    for t in $(build/forms_cuda_tests --list | grep '^cuda_' | grep -v compiles_for); do
+        if SKEL_REQUIRE=cuda,opencl SKEL_CACHE_DIR=/tmp/skel-cache-t timeout 60 build/forms_cuda_tests -v "$t" >>"$OUT/tests.log" 2>&1
+        then np=$((np + 1)); else nf=$((nf + 1)); note "FAILED $t"; fi
+    done
+    note "cuda tests but the NVRTC compile check, SKEL_REQUIRE=cuda,opencl: $np passed, $nf failed ($(( $(date +%s) - t0 )) s)"
+    grep -h FAIL "$OUT/tests.log" | head -8 | tee -a "$SUM"
+    for round in 1 2 3; do
+        for b in "$base/build/bench_forms" build/bench_forms; do
+            echo "--- cuda round $round: $b" >>"$OUT/forms_gpu.txt"
+            timeout 60 "$b" gpu --only pearson,heat --reps 7 >>"$OUT/forms_gpu.txt" 2>&1
+        done
+    done
+    for round in 1 2; do
+        for b in "$base/build/bench_forms" build/bench_forms; do
+            echo "--- opencl round $round: $b" >>"$OUT/forms_gpu.txt"
+            timeout 60 "$b" gpu --backend opencl --only pearson,heat --reps 5 >>"$OUT/forms_gpu.txt" 2>&1
+        done
+    done
+    grep -v '^|---\|^| workload' "$OUT/forms_gpu.txt"
+    echo "==== summary"; cat "$SUM"
+    exit 0
+fi
 if [ "${1:-}" = quick ]; then
     t0=$(date +%s)
     mkdir -p build

@@ -734,8 +734,10 @@ SKEL_OVERLAP3D(t_heat, f_heat, float, 1, 1, 1)
 SKEL_OVERLAP3D(t_27, f_27, int32_t, 1, 1, 1)
 SKEL_OVERLAP3D_X(t_tall, f_tall, float, 2, 1, 0, SKEL_INDEX3D, SKEL_VIEWS(float), SKEL_UNIFORM(float))
 
+/* (the GPU kernel's groups: 32 columns x 8 rows, up to 64 planes, fewer
+   for small blocks: exact tiles, one short, one over) */
 static const size_t shapes3[][3] = { { 0, 3, 4 }, { 1, 1, 1 }, { 2, 3, 5 }, { 3, 7, 13 }, { 5, 17, 41 }, { 11, 9, 67 },
-                                     { 17, 33, 65 } };
+                                     { 17, 33, 65 }, { 4, 32, 32 }, { 6, 31, 33 }, { 9, 16, 64 } };
 
 /* element (p, r, c) of a D x R x C block under an edge policy; -1: the constant */
 static long long at3(long long p, long long r, long long c, size_t D, size_t R, size_t C, int edge)
