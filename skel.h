@@ -5630,14 +5630,20 @@ void _skel_ov2_drive(const _skel_job *j, size_t rlo, size_t rhi, int dr, int dc,
        multiples of them): 2048 columns computed 6% of them twice before */
     if (ew >= D && C >= ew && C - ew > D) cin = C - ew;
     for (s0 = rlo; s0 < rhi; s0 += sh) {    /* slabs of H rows */
-        int slab_in;
+        int slab_in, pass;
         sh = rhi - s0 < H ? rhi - s0 : H;
         slab_in = s0 >= (size_t)dr && s0 + sh - 1 + (size_t)dr < R;
+        /* pass 0: the blocks in place; pass 1: the edge blocks, gathered
+           once the interior has brought their rows into cache (2-vCPU AMD
+           EPYC, 2048 x 2048 floats, one thread: 5% faster at 7x7 and 9x9
+           than gathering the left one first, each row's first lines
+           from memory) */
+        for (pass = slab_in ? 0 : 1; pass < 2; ++pass)
         for (c0 = 0; c0 < C; c0 += n) {
             size_t tw;
             if (slab_in && c0 >= D && c0 < cin) {   /* in place, the slab's row pairs down a block */
                 n = cin - c0 < cb ? cin - c0 : cb;
-                for (row = s0; row < s0 + sh; row += nr) {
+                for (row = s0; row < s0 + sh && pass == 0; row += nr) {
                     size_t o = row * C + c0;
                     nr = s0 + sh - row >= 2 ? 2 : 1;
                     blk(j, dst + o * esz, C, src + o * esz, (ptrdiff_t)C, row, c0, nr, n);
@@ -5651,6 +5657,7 @@ void _skel_ov2_drive(const _skel_job *j, size_t rlo, size_t rhi, int dr, int dc,
                the block function's slow remainder loop */
             if (C - c0 <= ew) c0 = C > ew ? C - ew : 0;
             n = C - c0 < ew ? C - c0 : ew;
+            if (pass == 0) continue;
             tw = n + 2 * D;
             _skel_ov2_gather(j, esz, (unsigned char *)tile, (ptrdiff_t)s0 - dr, sh + 2 * (size_t)dr,
                              (ptrdiff_t)c0 - dc, tw);
