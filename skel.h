@@ -660,7 +660,10 @@
        - Measurement: synthetic operands of the instance's types and shapes
          with random values (inputs of floats in [0,1), integers 0..99;
          desc.prepare may change them or set the uniform per point), put
-         where in_loc says; the template call's pointers (uniform,
+         where in_loc says (device buffers are kept between samples and
+         only marked stale, as in a loop that writes new data with
+         skel_write: a sample pays the uploads, not the allocation, nor
+         the page-locking of SKEL_CUDA_PINNED); the template call's pointers (uniform,
          edge_value, init, weights) are read in every synthetic call, so
          what they point to must outlive skel_tune.  A *sample* of a
          variant times the first call on fresh data (plus the copy back
@@ -886,6 +889,11 @@
        Change log, newest first; one line per change under the unreleased
        version.
        unreleased (0.3.0)
+              - The tuner's samples keep their operands' device buffers
+                (marked stale, as a loop that writes with skel_write):
+                releasing them undid SKEL_CUDA_PINNED's page-locking every
+                sample, and plans missed the GPU (H100, 4M floats: pool or
+                a split at 1.1-2.4 x the best, now cuda at 0.8-0.9).
               - CPU 2-D convolution at the best hand-written loop: interior
                 blocks of whole rows, edge blocks gathered after their
                 rows' interior, no remainder pass after the last strip,
@@ -11424,15 +11432,24 @@ static int _skel_synth_make(_skel_tuner *T, const uint64_t *x, _skel_synth *s)
 }
 
 /* Put the operands where the configuration says they are before the first
-   call on fresh data: inputs on the host (no device copy) or only on the
-   device, the results nowhere yet.  (Views stay where they are.) */
+   call on fresh data: inputs valid on the host only or on the device
+   only, the results nowhere yet (on the host, as never read).  (Views
+   stay where they are.)  Device buffers are kept, only marked stale, as
+   in a program's loop that writes new data with skel_write before each
+   call: that is what the plan will serve.  Releasing them (skel_flush,
+   before) charged every sample a fresh allocation and, with
+   SKEL_CUDA_PINNED, page-locking the host data again (its lifetime is
+   the device buffer's): the tuner's cuda F stayed at pageable levels
+   (1.5-2.1 ms at 4M floats on the H100) where the program's calls took
+   0.4-0.5 ms, and plans kept the host or a split 1.9 x slower. */
 static int _skel_synth_reset(_skel_tuner *T, _skel_synth *s)
 {
     int i;
     for (i = 0; i < SKEL_MAX_IN; ++i) {
         skel_vec *v = s->in[i];
         if (!v) continue;
-        if (skel_flush(v) != SKEL_OK) return SKEL_EDEVICE;
+        if (!_skel_acquire(v, 0, _SKEL_READ)) return SKEL_EDEVICE;
+        _skel_mark_written(v, 0);
         if (T->t->conf.in_loc[i] == SKEL_ON_DEVICE && T->dev_space > 0) {
             if (!_skel_acquire(v, T->dev_space, _SKEL_READ)) return SKEL_EDEVICE;
             _skel_map_reset(v, T->dev_space);
@@ -11440,10 +11457,7 @@ static int _skel_synth_reset(_skel_tuner *T, _skel_synth *s)
     }
     for (i = 0; i < SKEL_MAX_OUT; ++i) {
         skel_vec *o = i ? s->more[i] : s->out;
-        if (o) {
-            _skel_release_devices(o);
-            _skel_mark_written(o, 0);
-        }
+        if (o) _skel_mark_written(o, 0);
     }
     return SKEL_OK;
 }

@@ -562,6 +562,8 @@ static int _skel_cl_ready(void)
    --------------------------------------------------------------------- */
 static int _skel_cl_fail_allocs;   /* tests: buffers for containers fail as if the device were full */
 void _skel_cl_test_fail_allocs(int on) { _skel_cl_fail_allocs = on; }
+static int _skel_cl_allocs;        /* tests: buffers handed to containers so far (atomic) */
+int _skel_cl_test_allocs(void) { return _SKEL_LOAD(&_skel_cl_allocs); }
 /* tests: the scan state's epoch (to cross its wrap) and dirty flag */
 void _skel_cl_test_state(unsigned epoch, int dirty)
 {
@@ -658,6 +660,7 @@ static int _skel_cl_alloc(void *ctx, size_t bytes, void **dev)
     (void)ctx;
     _SKEL_TRY(_skel_cl_ready());
     if (_skel_cl_fail_allocs) return _SKEL_CL_ERR(-4, clCreateBuffer);   /* CL_MEM_OBJECT_ALLOCATION_FAILURE */
+    __atomic_add_fetch(&_skel_cl_allocs, 1, __ATOMIC_RELAXED);
     if ((*dev = _skel_cl_pool_take(bytes)) != NULL) return SKEL_OK;
     *dev = _skel_cl.api.clCreateBuffer(_skel_cl.ctx, _SKEL_CL_MEM_READ_WRITE, bytes, NULL, &err);
     if (err != 0 && _skel_cl_pool_drain())

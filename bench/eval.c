@@ -27,7 +27,8 @@
    last result is complete, divided by r.  So the evaluation times what
    the tuner ranks by, T(r)/r = R + F/r (skel.h TUNER):
        default      r = 1, inputs on the host before each call
-                    (skel_flush: a GPU variant pays its uploads every call)
+                    (skel_write: a GPU variant pays its uploads every call,
+                    its device buffers kept, as the tuner's samples)
        --r R        tune with desc.repeats = R, time bursts of R calls
                     (a GPU variant pays its uploads once per R calls)
    An application that makes several calls on the same inputs per run
@@ -128,11 +129,11 @@ static void fill(skel_vec *v, uint64_t seed)
 static int REPEATS = 1, ON_DEVICE, DEV_SPACE = -1;
 
 /* Operands where the tuning assumed them before a timed burst of r calls,
-   as the tuner's synthetic calls start (_skel_synth_reset): every input on
-   the host with no device copy (a GPU variant pays its uploads), or with
-   --on-device only on the GPU (a host variant pays the download); the
-   output's device copy dropped without a download, as the tuner's calls
-   start too: after a download NVIDIA's OpenCL ran the next call on that
+   as the tuner's synthetic calls start (_skel_synth_reset): every input
+   valid on the host only, its device buffers kept (a GPU variant pays its
+   uploads, not an allocation), or with --on-device only on the GPU (a host
+   variant pays the download); the output's device copy marked stale
+   without a download, as the tuner's calls start too: after a download NVIDIA's OpenCL ran the next call on that
    buffer 8 us slower (bench/firstcall.c), a cost neither the tuning nor a
    program that keeps its result on the GPU pays.  (Run I dropped it
    without first waiting for the call that wrote it: OpenCL variants took
@@ -146,13 +147,10 @@ static void place_operands(void)
     if (flush_out < 0) flush_out = getenv("EVAL_FLUSH_OUT") && atoi(getenv("EVAL_FLUSH_OUT"));
     in[0] = X; in[1] = Y; in[2] = IX; in[3] = IY;
     if (Z && flush_out) skel_flush(Z);
-    else if (Z) {
-        _skel_release_devices(Z);
-        _skel_mark_written(Z, 0);   /* (its host data are never read) */
-    }
+    else if (Z) _skel_mark_written(Z, 0);   /* stale on the devices (its host data are never read) */
     for (i = 0; i < 4; ++i) {
         if (!in[i]) continue;
-        skel_flush(in[i]);
+        skel_write(in[i]);
         if (ON_DEVICE && DEV_SPACE > 0 && _skel_acquire(in[i], DEV_SPACE, _SKEL_READ))
             _skel_map_reset(in[i], DEV_SPACE);
     }
@@ -326,7 +324,7 @@ static double time_sample(const app *a, const conf *c, double last)
     if (m > 64) m = 64;
     use_conf(a, c);
     a->run();
-    _skel_tune_sync(Z);                 /* before place_operands hands its buffer back */
+    _skel_tune_sync(Z);                 /* before place_operands marks its buffer stale */
     for (b = 0; b < m; ++b) {
         place_operands();
         t0 = bench_now();

@@ -286,12 +286,13 @@ typedef struct conf {
     skel_plan *plan;
 } conf;
 
-/* Inputs on the host only, the output's device copy dropped (as the
-   tuner's synthetic calls start, _skel_synth_reset).  Untimed. */
+/* Inputs valid on the host only, the output's device copy stale, device
+   buffers kept (as the tuner's synthetic calls start, _skel_synth_reset:
+   a program's loop that writes new data with skel_write).  Untimed. */
 static void place_operands(void)
 {
-    if (A) skel_flush(A);
-    if (Z) { _skel_release_devices(Z); _skel_mark_written(Z, 0); }
+    if (A) skel_write(A);
+    if (Z) _skel_mark_written(Z, 0);
 }
 
 /* Seconds per call of configuration c: an untimed call first where the

@@ -27,8 +27,9 @@
              exchanges + one gather, and the time per sweep against the
              single-place sweep and T*.
    --quick   small sizes, few rounds (a smoke run).
+   --loc L   the sweep at one input location only: host, device or pinned.
 
-   Usage: bench_split [--sweep] [--apps] [--chain] [--quick] [--svg FILE] [--gpu cuda|opencl]
+   Usage: bench_split [--sweep] [--apps] [--chain] [--quick] [--svg FILE] [--gpu cuda|opencl] [--loc L]
    (--gpu opencl: OpenCL's device as the second place, e.g. PoCL for a smoke run)
    (no section: all three).
    BENCH_SPLIT_DUMP=FILE: the tuner's progress and each tuned plan's table
@@ -80,7 +81,7 @@ SKEL_FUNC(float, mul_f, (float a, float b), return a * b;)
 SKEL_FUNC(float, add_f, (float a, float b), return a + b;)
 SKEL_MAPREDUCE(dot, mul_f, add_f, float, 2)
 
-static int QUICK, GPU_SPACE = -1;
+static int QUICK, GPU_SPACE = -1, SWEEP_LOC = -1;   /* --loc: the sweep's one input location (-1: all) */
 static const char *GPU = "cuda";      /* the GPU place's backend (--gpu) */
 static float WEIGHTS[25];
 
@@ -296,6 +297,7 @@ static void sweep(const char *svg)
     skel_vec_new(&r, SKEL_FLOAT, n);
     fill(x, 7, 1);
     for (loc = 0; loc < (strcmp(GPU, "cuda") ? 2 : 3); ++loc) {
+        if (SWEEP_LOC >= 0 && loc != SWEEP_LOC) continue;
         if (loc == 2) _skel_cuda_pinning = 1;
         printf("\n## sweep: Map of %zu floats, k multiply-add pairs per element, inputs on the %s\n\n", n, where[loc]);
         printf("| k | T_cpu ms | T_gpu ms | T_gpu/T_cpu | T* ms | split ms | split/T* | split/min | shares cpu|gpu | no overlap ms | plan's choice | plan/min |\n");
@@ -559,7 +561,15 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--quick")) QUICK = 1;
         else if (!strcmp(argv[i], "--svg") && i + 1 < argc) svg = argv[++i];
         else if (!strcmp(argv[i], "--gpu") && i + 1 < argc) GPU = argv[++i];
-        else { printf("usage: bench_split [--sweep] [--apps] [--chain] [--quick] [--svg FILE] [--gpu cuda|opencl]\n"); return 2; }
+        else if (!strcmp(argv[i], "--loc") && i + 1 < argc) {
+            const char *l = argv[++i];
+            SWEEP_LOC = !strcmp(l, "host") ? 0 : !strcmp(l, "device") ? 1 : !strcmp(l, "pinned") ? 2 : -2;
+            if (SWEEP_LOC == -2) { printf("bench_split --loc: host, device or pinned, not %s\n", l); return 2; }
+        } else {
+            printf("usage: bench_split [--sweep] [--apps] [--chain] [--quick] [--svg FILE] [--gpu cuda|opencl] "
+                   "[--loc host|device|pinned]\n");
+            return 2;
+        }
     }
     if (!do_sweep && !do_apps && !do_chain) do_sweep = do_apps = do_chain = 1;
     if (!strcmp(GPU, "opencl")) {

@@ -23,6 +23,7 @@ int _skel_cl_cache_file(skel_skeleton *sk, int block, char *path, size_t size);
 int _skel_cl_test_source(const skel_skeleton *sk, int dialect, size_t local_mem, size_t arg_bytes, char **src);
 int _skel_cl_test_plan(skel_skeleton *sk, const skel_call *c, int compute_units, char *desc, size_t size);
 void _skel_cl_test_fail_allocs(int on);
+int _skel_cl_test_allocs(void);
 void _skel_cl_test_state(unsigned epoch, int dirty);
 void _skel_test_fallback(int on);
 
@@ -657,4 +658,44 @@ SKEL_TEST(opencl_failed_call_falls_back_to_the_cpu_when_allowed)
     ST_OK(skel_set_plan(c_saxpy, NULL));
     skel_plan_free(p);
     skel_free(x); skel_free(y); skel_free(r);
+}
+
+/* The tuner's samples reuse the device buffers of its synthetic operands
+   (marked stale, as a program's loop that writes new data with skel_write
+   keeps them): a sample pays the uploads, not a new buffer, nor with
+   SKEL_CUDA_PINNED the page-locking that lives as long as the buffer
+   (releasing them every sample made the H100's page-locked cuda F 3-4
+   times the program's call).  One point, two OpenCL variants. */
+SKEL_TEST(opencl_tuner_samples_keep_device_buffers)
+{
+    skel_tune_desc d;
+    skel_variant v[2];
+    skel_plan *p;
+    skel_plan_stats st;
+    int before;
+    need_cl();
+    memset(v, 0, sizeof v);
+    v[0].backend = v[1].backend = "opencl";
+    v[0].block = 64;
+    v[1].block = 128;
+    memset(&d, 0, sizeof d);
+    d.id = "cl-buffers";
+    d.sk = c_square;
+    d.dims = 1;
+    d.lower[0] = d.upper[0] = 100003;
+    d.variants = v;
+    d.nvariants = 2;
+    d.reps = 6;
+    d.time_budget = 0.5;
+    d.nofile = 1;
+    d.quiet = 1;
+    before = _skel_cl_test_allocs();
+    ST_OK(skel_tune(&d, &p));
+    skel_plan_stats_get(p, &st);
+    if (st_verbose()) printf("  %d measurements, %d buffers\n", st.measurements, _skel_cl_test_allocs() - before);
+    ST_CHECK(st.measurements >= 8);
+    /* a few sets of synthetic operands (the warm-up's, the point's): 6
+       buffers for 18 samples here; one per sample before (22 for 18) */
+    ST_CHECK(_skel_cl_test_allocs() - before < st.measurements / 2);
+    skel_plan_free(p);
 }
