@@ -529,7 +529,13 @@
        opencl   skel_cl.h, when libOpenCL loads and a device is there
        Default without a plan: a GPU backend when the first operand already
        lives on that GPU, else pool (omp without it) from
-       SKEL_PARALLEL_THRESHOLD elements (default 32768) and seq below.
+       SKEL_PARALLEL_THRESHOLD elements and seq below.  Its default is
+       8192 elements a thread of the pool's default width, at least 32768
+       (16 threads: 131072): on the 16-core H100 host a warm pool call
+       over 16 threads costs 4-5 us, and seq won up to 2^16-2^17 elements
+       for saxpy, dot and sum (pool/16 at 2^16: 1.2-3.6 x seq's time;
+       stencil: from 2^15); on 2 cores the old 32768 held (pool/2 0.6-1.05
+       x seq at 2^16).  Tuned plans replace it.
        pool and omp split a call alike; they differ in who waits for whom.
        An OpenMP region ends in a barrier that waits for every thread of
        its team, so one thread the OS has descheduled (another process
@@ -559,7 +565,8 @@
        SKEL_OMP_THREADS=n    default OpenMP thread count (else OpenMP's; at
                              most SKEL_MAX_THREADS)
        SKEL_PARALLEL_THRESHOLD=n  size from which the default goes parallel
-                             (SKEL_OMP_THRESHOLD: its old name, still read)
+                             (8192 x the pool's threads, at least 32768;
+                             SKEL_OMP_THRESHOLD: its old name, still read)
        SKEL_FALLBACK=1       a call a GPU backend cannot run (out of device
                              memory, a device error) runs again on the CPU
                              (pool, else omp, else seq), with a warning in
@@ -889,6 +896,9 @@
        Change log, newest first; one line per change under the unreleased
        version.
        unreleased (0.3.0)
+              - The default's parallel threshold scales with the pool: 8192
+                elements a thread, at least 32768 (measured: a 16-thread
+                pool call costs 4-5 us; seq won to 2^16-2^17 on the H100).
               - The tuner's samples keep their operands' device buffers
                 (marked stale, as a loop that writes with skel_write):
                 releasing them undid SKEL_CUDA_PINNED's page-locking every
@@ -4919,7 +4929,13 @@ static void _skel_init_once(void)
         _skel_env.split_backend = _skel_backend_register(&split);
     }
     _skel_env.omp_threads = _skel_env_int_max("SKEL_OMP_THREADS", 0, SKEL_MAX_THREADS);
-    _skel_env.omp_threshold = _skel_env_int("SKEL_PARALLEL_THRESHOLD", _skel_env_int("SKEL_OMP_THRESHOLD", 32768));
+    {   /* a parallel call's fixed cost grows with its threads (a warm pool
+           call: about 1 us on 2, 4-5 us on 16): from 8192 elements a
+           thread, at least 32768 (crossovers with seq measured on both
+           machines: bench/results/pool.md) */
+        int t = _skel_pool_default_threads(), def = t > 4 ? 8192 * t : 32768;
+        _skel_env.omp_threshold = _skel_env_int("SKEL_PARALLEL_THRESHOLD", _skel_env_int("SKEL_OMP_THRESHOLD", def));
+    }
     _skel_env.fallback = _skel_env_int("SKEL_FALLBACK", 0) > 0;
     _skel_env.forced = -1;
     if (forced && *forced) {
@@ -5770,6 +5786,14 @@ static int _skel_omp_default_threads(void)
 static int _skel_pool_default_threads(void)
 {
     return _skel_env.pool_threads > 0 ? _skel_env.pool_threads : _skel_cpu_count();
+}
+
+/* Tests: the default's parallel threshold, and the pool width it is for. */
+int _skel_test_parallel_threshold(int *threads)
+{
+    _skel_init();
+    *threads = _skel_pool_default_threads();
+    return _skel_env.omp_threshold;
 }
 
 /* How variant v of CPU backend b runs. */

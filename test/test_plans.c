@@ -5,6 +5,8 @@
 #include <string.h>
 #include "skel.h"
 #include "skel_test.h"
+
+int _skel_test_parallel_threshold(int *threads);   /* skel.h, for tests */
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -237,13 +239,16 @@ SKEL_TEST(default_choice_without_plan_uses_threshold)
     skel_variant out;
     skel_call c;
     const char *par = skel_backend_available("pool") ? "pool" : skel_backend_available("omp") ? "omp" : "seq";
+    int threads, at;
     if (getenv("SKEL_BACKEND") || getenv("SKEL_OMP_THRESHOLD") || getenv("SKEL_PARALLEL_THRESHOLD"))
         ST_SKIP("SKEL_BACKEND or a threshold variable is set");
+    at = _skel_test_parallel_threshold(&threads);
+    ST_EQ_INT(at, threads > 4 ? 8192 * threads : 32768);    /* 8192 a thread, at least 32768 */
     ST_OK(skel_set_plan(p_map, NULL));
-    ST_OK(skel_vec_new(&a, SKEL_FLOAT, 32767));
-    ST_OK(skel_vec_new(&o, SKEL_FLOAT, 32767));
-    ST_OK(skel_vec_new(&A, SKEL_FLOAT, 32768));
-    ST_OK(skel_vec_new(&O, SKEL_FLOAT, 32768));
+    ST_OK(skel_vec_new(&a, SKEL_FLOAT, (size_t)at - 1));
+    ST_OK(skel_vec_new(&o, SKEL_FLOAT, (size_t)at - 1));
+    ST_OK(skel_vec_new(&A, SKEL_FLOAT, (size_t)at));
+    ST_OK(skel_vec_new(&O, SKEL_FLOAT, (size_t)at));
     memset(&c, 0, sizeof c);
     c.in[0] = a; c.out = o;
     ST_OK(skel_choose(p_map, &c, &out));
