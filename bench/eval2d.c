@@ -146,10 +146,10 @@ static void free_operands(void)
 
 /* One call of the application on the current operands, its result read
    back on the host (a program's call ends where its result is used). */
-static int run_app(skel_skeleton *sk)
+/* The application's call on the current operands. */
+static void app_call(skel_skeleton *sk, skel_call *cp)
 {
     skel_call c;
-    int rc;
     memset(&c, 0, sizeof c);
     c.in[0] = A;
     c.out = Z;
@@ -159,6 +159,14 @@ static int run_app(skel_skeleton *sk)
     if (sk == rowmax) c.direction = SKEL_ROWS;
     if (sk == julia) { c.in[0] = NULL; c.uniform = &VIEW; }
     if (sk == moment) { c.out = NULL; c.result = &MOMENT; }
+    *cp = c;
+}
+
+static int run_app(skel_skeleton *sk)
+{
+    skel_call c;
+    int rc;
+    app_call(sk, &c);
     rc = skel_run(sk, &c);
     if (rc == SKEL_OK && Z && !skel_read(Z)) rc = SKEL_EDEVICE;
     return rc;
@@ -275,7 +283,7 @@ static void julia_prepare(skel_call *c, const size_t *pt, void *user)
 }
 
 /* ---- timing ---- */
-#define MAXCONF 24
+#define MAXCONF 40
 #define MINROUNDS 15
 #define MAXROUNDS 63
 #define MINSECONDS 0.6
@@ -469,6 +477,10 @@ static int eval_app(const app *a, double budget, int npoints, const char *svgdir
         skel_plan_new(&cs[nc].plan);
         skel_plan_add(cs[nc].plan, 0, SIZE_MAX, &pv);
     }
+    if (getenv("EVAL_TWIN") && nc < MAXCONF) {  /* the tuned plan timed again as a variant (a check of the method) */
+        snprintf(cs[nc].label, sizeof cs[nc].label, "tuned-twin");
+        cs[nc++].plan = tuned;
+    }
     for (k = 0; k < npoints;) {         /* log-uniform per axis, not training points */
         for (i = 0; i < 2; ++i) {
             double u = (double)(rnd(&rng) >> 11) / 9007199254740992.0;
@@ -489,12 +501,12 @@ static int eval_app(const app *a, double budget, int npoints, const char *svgdir
         res->below80 += ratio < 0.8;
         if (ratio < res->worst) { res->worst = ratio; res->worst_pt[0] = pts[k][0]; res->worst_pt[1] = pts[k][1]; }
         if (getenv("EVAL_DUMP")) {
-            size_t pt[2];
+            skel_call c;
             skel_variant pv;
             char lab[32] = "?";
-            pt[0] = pts[k][0];
-            pt[1] = pts[k][1];
-            if (skel_plan_lookup_point(tuned, pt, 2, &pv) == SKEL_OK)
+            app_call(a->sk, &c);        /* what the tuned plan runs for this very call */
+            skel_set_plan(a->sk, tuned);
+            if (skel_choose(a->sk, &c, &pv) == SKEL_OK)
                 snprintf(lab, sizeof lab, "%s/%d/%d/%d", pv.backend, pv.threads, pv.block, pv.grid);
             printf("%zu x %zu (plan: %s):", pts[k][0], pts[k][1], lab);
             for (i = 0; i < nc; ++i) printf(" %s %.3g%s", cs[i].label, med[i], kept[i] ? "" : "(dropped)");
@@ -505,7 +517,8 @@ static int eval_app(const app *a, double budget, int npoints, const char *svgdir
     }
     if (svgdir) plot(svgdir, a, tuned, (const size_t(*)[2])pts, acc, npoints);
     skel_set_plan(a->sk, NULL);
-    for (v = 0; v < nc; ++v) skel_plan_free(cs[v].plan);
+    for (v = 0; v < nc; ++v)
+        if (v == 0 || cs[v].plan != tuned) skel_plan_free(cs[v].plan);
     return 0;
 }
 

@@ -7,6 +7,12 @@
    backend is absent).  41 timed calls each: min, median, p90, max in ms.
 
    Usage: bench_pool_probe [ROWS COLS]     (default 870 x 3881)
+          bench_pool_probe --tuned ROWS COLS [BUDGET]
+   --tuned: tune moment over 16..4096 squared (every backend, BUDGET s,
+   default 5, no plan file), then at ROWS x COLS interleave 61 rounds of
+   the tuned plan's call and the call with its chosen variant forced (a
+   one-range plan, as bench_eval2d times variants), and time skel_choose
+   with each plan (mean of 20000): medians in us.
 
    Why: in bench_eval2d's process on the H100 machine every pool variant of
    moment ran 2-7x slower than this probe measures (results/tuner2d.md). */
@@ -23,8 +29,56 @@ SKEL_FUNC(int64_t, addl_f, (int64_t a, int64_t b), return a + b;)
 SKEL_MAPREDUCE_EX(moment, moment_f, addl_f, int64_t, int32_t, 1, SKEL_INDEX2D, SKEL_NO_UNIFORM)
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
 static int cmp(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return x < y ? -1 : x > y; }
+/* --tuned (see the top) */
+static int tuned_vs_forced(size_t R, size_t C, double budget)
+{
+    skel_tune_desc d;
+    skel_plan *tuned, *forced;
+    skel_variant v;
+    skel_mat *m;
+    skel_call c;
+    int64_t res;
+    double t[2][61], s;
+    int j, k;
+    size_t i;
+    int32_t *h = malloc(R * C * 4);
+    char label[64];
+    for (i = 0; i < R * C; ++i) h[i] = (int32_t)(i * 2654435761u % 1000) - 500;
+    skel_mat_new_copy(&m, SKEL_INT32, R, C, h);
+    memset(&c, 0, sizeof c); c.in[0] = m; c.result = &res;
+    skel_cuda_register(); skel_cl_register();
+    memset(&d, 0, sizeof d);
+    d.id = "probe-moment"; d.sk = moment; d.dims = 2; d.nofile = 1; d.quiet = 1; d.time_budget = budget;
+    d.lower[0] = d.lower[1] = 16; d.upper[0] = d.upper[1] = 4096;
+    if (skel_tune(&d, &tuned) != SKEL_OK) { fprintf(stderr, "tune: %s\n", skel_last_error()); return 1; }
+    if (skel_choose(moment, &c, &v) != SKEL_OK) return 1;
+    snprintf(label, sizeof label, "%s/%d/%d/%d", v.backend, v.threads, v.block, v.grid);
+    forced = bench_variant_plan(&v);
+    for (k = 0; k < 2; ++k) {           /* skel_choose alone */
+        skel_set_plan(moment, k ? forced : tuned);
+        s = now();
+        for (j = 0; j < 20000; ++j) skel_choose(moment, &c, &v);
+        printf("skel_choose with the %s plan: %.3f us\n", k ? "forced" : "tuned", 1e6 * (now() - s) / 20000);
+    }
+    for (j = 0; j < 61; ++j)
+        for (k = 0; k < 2; ++k) {
+            skel_set_plan(moment, (j + k) % 2 ? forced : tuned);
+            skel_run(moment, &c);               /* untimed, as bench_eval2d's sample */
+            s = now(); skel_run(moment, &c); t[(j + k) % 2][j] = now() - s;
+        }
+    for (k = 0; k < 2; ++k) {
+        qsort(t[k], 61, sizeof t[k][0], cmp);
+        printf("%zu x %zu %s (%s): min %.2f med %.2f p90 %.2f us\n", R, C, k ? "forced" : "tuned ", label,
+               1e6 * t[k][0], 1e6 * t[k][30], 1e6 * t[k][54]);
+    }
+    skel_set_plan(moment, NULL); skel_plan_free(tuned); skel_plan_free(forced); skel_free(m); free(h);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 3 && !strcmp(argv[1], "--tuned"))
+        return tuned_vs_forced((size_t)atoi(argv[2]), (size_t)atoi(argv[3]), argc > 4 ? atof(argv[4]) : 5);
     size_t R = argc > 1 ? (size_t)atoi(argv[1]) : 870, C = argc > 2 ? (size_t)atoi(argv[2]) : 3881, i;
     int th[] = { 1, 2, 4, 8, 16 }, k, mode, j, reps = 41;
     int32_t *h = malloc(R * C * 4);

@@ -7,6 +7,7 @@
    files live in test/golden/; SKEL_GOLDEN_UPDATE=1 rewrites them. */
 #define _POSIX_C_SOURCE 200809L     /* mkdtemp, setenv */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -502,6 +503,62 @@ SKEL_TEST(tuner_2d_open_leaf_interpolates_between_corners)
         if (v.backend[0] != want) ST_FAIL("%zu x %zu answers %c, the best is %c", pts[i][0], pts[i][1], v.backend[0], want);
     }
     ST_CHECK(skel_plan_lookup_point(p, pts[0], 1, &v) == SKEL_EINVAL);
+    skel_plan_free(p);
+}
+
+void _skel_test_tree_answers(const skel_plan *p, const size_t *point, int *lookup, int *fresh);   /* skel.h */
+
+/* Points for the memo tests: log-uniform in [1, 10000]^2, repeats and
+   neighbours included (a direct-mapped memo must never answer for
+   another point that shares its slot). */
+typedef struct memo_job { const skel_plan *p; unsigned seed; int wrong, lookups; } memo_job;
+
+static void *memo_lookups(void *arg)
+{
+    memo_job *j = (memo_job *)arg;
+    unsigned s = j->seed;
+    int k, got, want;
+    for (k = 0; k < 20000; ++k) {
+        size_t pt[2];
+        s = s * 1103515245u + 12345u;
+        pt[0] = 1 + (size_t)floor(exp(log(1e4) * (double)((s >> 8) % 1000) / 999.0)) % 10000;
+        s = s * 1103515245u + 12345u;
+        pt[1] = (k % 7 == 0 ? pt[0] : 1 + (size_t)floor(exp(log(1e4) * (double)((s >> 8) % 1000) / 999.0)) % 10000);
+        _skel_test_tree_answers(j->p, pt, &got, &want);
+        j->wrong += got != want;
+        j->lookups++;
+    }
+    return NULL;
+}
+
+/* A 2-D plan's lookups are remembered per point (_skel_tree_lookup): the
+   remembered answer is the computed one at every point, from one thread
+   and from eight at once. */
+SKEL_TEST(tuner_2d_lookup_memo_answers_as_computed)
+{
+    model m = model_abc();
+    skel_tune_desc d = cost_desc("memo2d", &m, 3);
+    skel_plan *p;
+    skel_plan_stats st;
+    memo_job jobs[8];
+    pthread_t th[8];
+    int t;
+    d.dims = 2;
+    d.lower[0] = d.lower[1] = 1;
+    d.upper[0] = d.upper[1] = 10000;
+    d.max_nodes = 40;                       /* open leaves: answers interpolated */
+    ST_OK(skel_tune(&d, &p));
+    ST_OK(skel_plan_stats_get(p, &st));
+    ST_CHECK(st.open_leaves > 0);
+    memset(jobs, 0, sizeof jobs);
+    jobs[0].p = p; jobs[0].seed = 1;
+    memo_lookups(&jobs[0]);                 /* one thread, then again: the memo's answers */
+    memo_lookups(&jobs[0]);
+    ST_EQ_INT(jobs[0].wrong, 0);
+    for (t = 0; t < 8; ++t) { jobs[t].p = p; jobs[t].seed = 1 + (unsigned)t % 3; jobs[t].wrong = 0; }
+    for (t = 0; t < 8; ++t) ST_CHECK(pthread_create(&th[t], NULL, memo_lookups, &jobs[t]) == 0);
+    for (t = 0; t < 8; ++t) pthread_join(th[t], NULL);
+    for (t = 0; t < 8; ++t) ST_EQ_INT(jobs[t].wrong, 0);
     skel_plan_free(p);
 }
 
