@@ -23,7 +23,11 @@
    (best: the least over the variants of the median per-round ratio
    variant / tuned), the uncapped mean, the worst point, how many points
    fall below 80%, the tree (points, nodes, depth), the measured tuning
-   time and skel_tune's wall time.
+   time and skel_tune's wall time.  A line "split-half" after each row
+   gives the mean and the points below 80% again with the best variant
+   chosen on the even rounds and measured on the odd ones and the other
+   way round (split_half: picking and measuring on the same samples
+   favours whichever of several equally fast, noisy variants was lucky).
 
    Timing at a point, batched to fit a device call: a screening sample of
    every configuration (an untimed call first where the call is cheaper
@@ -325,11 +329,37 @@ static double sample(skel_skeleton *sk, const conf *c, double last, int *bad)
 
 static uint64_t ORDER_RNG = 0x9E3779B97F4A7C15ULL;
 
+/* best / tuned with the best variant chosen on one half of the rounds
+   (even or odd) and its ratio to tuned taken on the other, both ways,
+   averaged.  The least of the variants' median ratios over all rounds
+   (*ratio in time_point) picks the best and measures it on the same
+   samples: with several variants that are equally fast but noisy (pool/2,
+   seq and PoCL sharing two cores with a spinner) it lies below 1 by the
+   noise alone (the winner's curse), here it does not. */
+static double split_half(double (*s)[MAXROUNDS], const int *kept, int nc, int rounds)
+{
+    double q[MAXROUNDS], r = 0;
+    int h, i, j, n, best;
+    for (h = 0; h < 2; ++h) {
+        double bm = 1e30, m;
+        for (best = -1, i = 1; i < nc; ++i) {
+            if (!kept[i]) continue;
+            for (n = 0, j = h; j < rounds; j += 2) q[n++] = s[i][j] / s[0][j];
+            if ((m = bench_median(q, n)) < bm) { bm = m; best = i; }
+        }
+        if (best < 0) return 1e30;
+        for (n = 0, j = 1 - h; j < rounds; j += 2) q[n++] = s[best][j] / s[0][j];
+        r += bench_median(q, n) / 2;
+    }
+    return r;
+}
+
 /* Times every configuration at the current operands (see the top):
    med[i] its median (the screening sample for a dropped one, marked
-   kept[i] = 0), *ratio = best / tuned; counts wrong results in *wrong. */
-static void time_point(skel_skeleton *sk, const conf *cs, int nc, double *med, int *kept, double *ratio, int *wrong,
-                       uint64_t *seed)
+   kept[i] = 0), *ratio = best / tuned, *half the split-half estimate of
+   it; counts wrong results in *wrong. */
+static void time_point(skel_skeleton *sk, const conf *cs, int nc, double *med, int *kept, double *ratio, double *half,
+                       int *wrong, uint64_t *seed)
 {
     static double s[MAXCONF][MAXROUNDS];
     double least = 1e30, start, q[MAXROUNDS];
@@ -369,6 +399,7 @@ static void time_point(skel_skeleton *sk, const conf *cs, int nc, double *med, i
         for (j = 0; j < rounds; ++j) q[j] = s[i][j] / s[0][j];
         if ((m = bench_median(q, rounds)) < *ratio) *ratio = m;
     }
+    *half = split_half(s, kept, nc, rounds);
     for (i = 0; i < nc; ++i)
         if (kept[i]) med[i] = bench_median(s[i], rounds);
 }
@@ -412,6 +443,8 @@ typedef struct result {
     double acc, raw, worst, tune_s, wall_s;
     size_t worst_pt[2];
     int below80, points, nodes, depth, wrong;
+    double half_acc;            /* the same with split_half's best */
+    int half_below80;
 } result;
 
 static const char *CPU_BACKENDS;    /* --cpu: the backend filter */
@@ -491,10 +524,12 @@ static int eval_app(const app *a, double budget, int npoints, const char *svgdir
     }
     res->worst = 1e9;
     for (k = 0; k < npoints; ++k) {
-        double capped;
+        double capped, half;
         setup(a->sk, pts[k][0], pts[k][1], rng + (uint64_t)k);
-        time_point(a->sk, cs, nc, med, kept, &ratio, &res->wrong, &rng);
+        time_point(a->sk, cs, nc, med, kept, &ratio, &half, &res->wrong, &rng);
         acc[k] = ratio;
+        res->half_acc += (half < 1 ? half : 1) / npoints;
+        res->half_below80 += half < 0.8;
         capped = ratio < 1 ? ratio : 1;
         res->acc += capped / npoints;
         res->raw += ratio / npoints;
@@ -510,7 +545,7 @@ static int eval_app(const app *a, double budget, int npoints, const char *svgdir
                 snprintf(lab, sizeof lab, "%s/%d/%d/%d", pv.backend, pv.threads, pv.block, pv.grid);
             printf("%zu x %zu (plan: %s):", pts[k][0], pts[k][1], lab);
             for (i = 0; i < nc; ++i) printf(" %s %.3g%s", cs[i].label, med[i], kept[i] ? "" : "(dropped)");
-            printf("  ratio %.3f\n", ratio);
+            printf("  ratio %.3f (split-half %.3f)\n", ratio, half);
         }
         free_operands();
         fflush(stdout);
@@ -560,6 +595,7 @@ int main(int argc, char **argv)
         printf("| %s | %zu..%zu squared | %.1f%% | %.1f%% | %.1f%% at %zu x %zu | %d | %d | %d | %d | %.1f | %.1f | %d |\n",
                a->what, a->lo, a->hi, 100 * r.acc, 100 * r.raw, 100 * r.worst, r.worst_pt[0], r.worst_pt[1],
                r.below80, r.points, r.nodes, r.depth, r.tune_s, r.wall_s, r.wrong);
+        printf("split-half %s: %.1f%%, below 80%%: %d\n", a->name, 100 * r.half_acc, r.half_below80);
         fflush(stdout);
         sum += r.acc;
         below += r.below80;

@@ -31,4 +31,6 @@ echo "total $(( $(date +%s) - t0 )) s" >>"$OUT/eval2d.txt"
 grep -E '^\| ' "$OUT/eval2d.txt" | grep -vE '^\| (application|\*\*all)' | tee "$OUT/rows.txt"
 awk -F'|' '{ gsub(/[% ]/, "", $4); a += $4; b += $7; n++ }
     END { if (n) printf "mean of %d applications: %.1f%%, points below 80%%: %d\n", n, a / n, b }' "$OUT/rows.txt" | tee -a "$OUT/eval2d.txt"
+grep -E '^split-half [a-z0-9]+:' "$OUT/eval2d.txt" | tr -d '%,' | awk '{ a += $3; b += $6; n++ }
+    END { if (n) printf "split-half: mean of %d applications: %.1f%%, points below 80%%: %d\n", n, a / n, b }' | tee -a "$OUT/eval2d.txt"
 grep -E '^\(|^total|^build' "$OUT/eval2d.txt"
