@@ -8,17 +8,23 @@
 
    Usage: bench_pool_probe [ROWS COLS]     (default 870 x 3881)
           bench_pool_probe --tuned ROWS COLS [BUDGET]
+          bench_pool_probe --threads ROWS COLS
    --tuned: tune moment over 16..4096 squared (every backend, BUDGET s,
    default 5, no plan file), then at ROWS x COLS interleave 61 rounds of
    the tuned plan's call and the call with its chosen variant forced (a
    one-range plan, as bench_eval2d times variants), and time skel_choose
    with each plan (mean of 20000): medians in us.
+   --threads: after one call of moment on each backend (seq, pool/16,
+   cuda, opencl), the CPU time each thread of the process then takes
+   while the caller sleeps 50 ms (/proc/self/task/<tid>/schedstat): which
+   threads stay busy after a call returns.
 
    Why: in bench_eval2d's process on the H100 machine every pool variant of
    moment ran 2-7x slower than this probe measures (results/tuner2d.md). */
 #include "bench.h"
 #include <stdio.h>
 #include <time.h>
+#include <dirent.h>
 #define SKEL_IMPLEMENTATION
 #include "skel.h"
 #include "skel_cuda.h"
@@ -29,6 +35,61 @@ SKEL_FUNC(int64_t, addl_f, (int64_t a, int64_t b), return a + b;)
 SKEL_MAPREDUCE_EX(moment, moment_f, addl_f, int64_t, int32_t, 1, SKEL_INDEX2D, SKEL_NO_UNIFORM)
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }
 static int cmp(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return x < y ? -1 : x > y; }
+/* --threads (see the top): run time in ns of each thread of the process */
+static int task_times(long tid[], unsigned long long ns[], int cap)
+{
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    int n = 0;
+    if (!d) return 0;
+    while ((e = readdir(d)) && n < cap) {
+        char path[300];
+        FILE *f;
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "/proc/self/task/%s/schedstat", e->d_name);
+        if (!(f = fopen(path, "r"))) continue;
+        if (fscanf(f, "%llu", &ns[n]) == 1) tid[n++] = atol(e->d_name);
+        fclose(f);
+    }
+    closedir(d);
+    return n;
+}
+
+static int busy_threads(size_t R, size_t C)
+{
+    static const char *bk[] = { "seq", "pool", "cuda", "opencl" };
+    long t0[256], t1[256];
+    unsigned long long a[256], b[256];
+    skel_mat *m; skel_call c; int64_t res;
+    int k, i, j, n0, n1;
+    int32_t *h = malloc(R * C * 4);
+    for (i = 0; i < (int)(R * C); ++i) h[i] = i % 1000 - 500;
+    skel_mat_new_copy(&m, SKEL_INT32, R, C, h);
+    memset(&c, 0, sizeof c); c.in[0] = m; c.result = &res;
+    skel_cuda_register(); skel_cl_register();
+    for (k = 0; k < 4; ++k) {
+        skel_plan *p;
+        struct timespec d = { 0, 50000000 };
+        unsigned long long busy = 0;
+        if (!skel_backend_available(bk[k])) { printf("%s: absent\n", bk[k]); continue; }
+        p = bench_fixed_plan(bk[k], k == 1 ? 16 : 0, 0);
+        skel_set_plan(moment, p);
+        if (skel_run(moment, &c) != SKEL_OK) { printf("%s: %s\n", bk[k], skel_last_error()); continue; }
+        skel_run(moment, &c);
+        n0 = task_times(t0, a, 256);
+        nanosleep(&d, NULL);
+        n1 = task_times(t1, b, 256);
+        printf("after %s: %d threads;", bk[k], n1);
+        for (j = 0; j < n1; ++j)
+            for (i = 0; i < n0; ++i)
+                if (t0[i] == t1[j] && b[j] - a[i] > 1000000) { printf(" tid %ld %.1f ms", t1[j], 1e-6 * (double)(b[j] - a[i])); busy += b[j] - a[i]; }
+        printf("; busy %.1f ms of 50\n", 1e-6 * (double)busy);
+        skel_set_plan(moment, NULL); skel_plan_free(p);
+    }
+    skel_free(m); free(h);
+    return 0;
+}
+
 /* --tuned (see the top) */
 static int tuned_vs_forced(size_t R, size_t C, double budget)
 {
@@ -77,6 +138,7 @@ static int tuned_vs_forced(size_t R, size_t C, double budget)
 
 int main(int argc, char **argv)
 {
+    if (argc > 3 && !strcmp(argv[1], "--threads")) return busy_threads((size_t)atoi(argv[2]), (size_t)atoi(argv[3]));
     if (argc > 3 && !strcmp(argv[1], "--tuned"))
         return tuned_vs_forced((size_t)atoi(argv[2]), (size_t)atoi(argv[3]), argc > 4 ? atof(argv[4]) : 5);
     size_t R = argc > 1 ? (size_t)atoi(argv[1]) : 870, C = argc > 2 ? (size_t)atoi(argv[2]) : 3881, i;
