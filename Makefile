@@ -74,7 +74,7 @@ test: $(TOOLS) $(BUILD)/skel_tests              ## build and run the tests
 test-asan: $(TOOLS) $(BUILD)/asan/skel_tests    ## the tests under AddressSanitizer + UBSan
 	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:intercept_tls_get_addr=0 LSAN_OPTIONS=suppressions=test/lsan.supp:print_suppressions=0 \
 	    $(BUILD)/asan/skel_tests
-TSAN_TESTS := pool stream reduce_add_f reduce_cols_f scan_inclusive_f overlap_matrix_cols_f tasks_ place_binding trace_ forms_eight_threads split_
+TSAN_TESTS := pool fast_path stream reduce_add_f reduce_cols_f scan_inclusive_f overlap_matrix_cols_f tasks_ place_binding trace_ forms_eight_threads split_
 test-tsan: $(BUILD)/tsan/skel_tests             ## the pool and the concurrency tests under ThreadSanitizer
 	for f in $(TSAN_TESTS); do SKEL_TEST_BACKENDS=seq,pool TSAN_OPTIONS=halt_on_error=1 \
 	    $(BUILD)/tsan/skel_tests $$f || exit 1; done
