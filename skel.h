@@ -14665,7 +14665,12 @@ int skel_stream_dump(const skel_stream *s, int format, const char *path)
 
    Locks: one mutex (_skel_rt_mu) guards the graph, the queues, the
    containers' task state, the models and the statistics; workers hold it
-   only to take and to finish a task.  Code running inside a task
+   only to take and to finish a task.  It is taken with a short spin
+   before blocking (_skel_rt_lock), idle workers try it only when a push
+   left a task queued and nobody holds it (_skel_rt_idle_wait), and
+   waiters spin on a count of finishes before they sleep (_skel_rt_watch):
+   a futex sleep and wake-up per task cost microseconds on a VM, most of
+   an empty task.  Nodes of the common size are reused (_skel_tnode_alloc).  Code running inside a task
    (_skel_rt_cur) never waits on the graph: a task touches only the
    containers it declared, which are its own while it runs.
    --------------------------------------------------------------------- */
@@ -14752,38 +14757,108 @@ typedef struct _skel_hmodel {
 
 typedef struct _skel_link { char from[32], to[32]; double lat, bw; } _skel_link;
 
-static pthread_mutex_t _skel_rt_mu = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t _skel_rt_cv = PTHREAD_COND_INITIALIZER;    /* waiters: a task finished */
+static pthread_mutex_t _skel_rt_mu = PTHREAD_MUTEX_INITIALIZER;   /* taken through _skel_rt_lock */
+static pthread_cond_t _skel_rt_cv = PTHREAD_COND_INITIALIZER;    /* sleeping waiters: a task finished */
+static pthread_mutex_t _skel_rt_spare_mu = PTHREAD_MUTEX_INITIALIZER;   /* taken through _skel_mutex_spin */
+/* What spinning workers and waiters watch, each on a cache line of its
+   own: the holder of mu writes them, and with them among the runtime's
+   other state every access to that state missed in every spinner's cache. */
 static struct {
+    char pad0[64];
+    unsigned epoch;             /* atomic, written under mu: bumped by every push (idle workers watch it) */
+    int queued;                 /* atomic, written under mu: tasks in the queues */
+    char pad1[64];
+    unsigned fin;               /* atomic, written under mu: bumped by every finish and worker stop
+                                   (spinning waiters watch it) */
+    char pad2[64];
+    int held;                   /* atomic, written by the holder of mu: 1 while held (a hint) */
+    char pad3[64];
+    int spare_held;             /* atomic: the same for _skel_rt_spare_mu */
+    char pad4[64];
+} _skel_rt_sig;
+static struct { struct _skel_tnode *head; int n; } _skel_rt_spare;   /* spare mu: nodes to reuse */
+static struct {               /* what every submission and finish touches first, on few lines */
     int configured;             /* mu: the rest of the configuration is resolved */
     const _skel_policy *pol;    /* mu */
     double alpha, beta;         /* mu */
     int lookahead;              /* mu: dmda's successors counted (0: greedy) */
     int calibrate, nofile;      /* mu */
-    char model_dir[1024];       /* mu */
     int use[_SKEL_RT_MAXP];     /* mu: places the policies may choose */
     int nplaces;                /* mu: spaces known when configured */
     int W;                      /* mu: CPU workers */
-    _skel_rtw w[_SKEL_RT_MAXW]; /* mu: w[0..W-1] the CPU workers, w[W + p] the GPU worker of place p */
     _skel_tqueue q[_SKEL_RT_MAXP];  /* mu: per place (eager: q[0] only) */
     double load[_SKEL_RT_MAXP]; /* mu: predicted seconds of work queued or running at each place */
     int idle[_SKEL_RT_MAXP];    /* mu: workers spinning for work at each place */
-    unsigned epoch;             /* atomic: bumped by every push (idle workers watch it) */
     int rr;                     /* mu: ws round robin */
     uint64_t next_id;           /* mu */
-    int pending, waiters;       /* mu */
+    int pending;                /* mu: tasks submitted and not finished */
+    int waiters;                /* mu: threads asleep on _skel_rt_cv (after their spin) */
     int first_status;           /* mu: the first failure since the last skel_wait_all */
-    char first_why[400];
     skel_sched_stats st;        /* mu */
     _skel_hmodel *models;       /* mu */
     int nmodels, capmodels;
     _skel_link links[2 * _SKEL_RT_MAXP];   /* mu: measured links */
     int nlinks;
     int models_loaded, models_dirty, atexit_done;  /* mu */
+    char first_why[400];        /* mu: what first_status says */
+    char model_dir[1024];       /* mu */
+    _skel_rtw w[_SKEL_RT_MAXW]; /* mu: w[0..W-1] the CPU workers, w[W + p] the GPU worker of place p */
 } _skel_rt;
 
 static _SKEL_TLS _skel_tnode *_skel_rt_cur;   /* owner thread: the task it runs now */
 static _SKEL_TLS _skel_rtw *_skel_rt_self;    /* owner thread: the worker it is */
+
+/* ---- the runtime's locks ---- */
+/* Take mutex m, trying for up to _SKEL_RT_LOCK_SPIN_US before blocking
+   (an adaptive mutex): the runtime holds its mutexes for well under a
+   microsecond, and a thread that blocks on one pays a futex sleep and a
+   wake-up (microseconds on a VM): with a submitter and 15 workers on one
+   mutex that was most of an empty task's cost.  *held is a hint the
+   holder keeps, so that spinners read a shared line instead of writing
+   the mutex's (test and test-and-set). */
+#define _SKEL_RT_LOCK_SPIN_US 10
+#if _SKEL_POOL
+static int _skel_mutex_try(pthread_mutex_t *m, int *held)
+{
+    if (_SKEL_LOAD(held) || pthread_mutex_trylock(m) != 0) return 0;
+    _SKEL_STORE(held, 1);
+    return 1;
+}
+#endif
+
+static void _skel_mutex_spin(pthread_mutex_t *m, int *held)
+{
+#if _SKEL_POOL
+    double end = 0;
+    int k;
+    for (;;) {
+        for (k = 0; k < 32; ++k) {
+            if (_skel_mutex_try(m, held)) return;
+            _SKEL_PAUSE();
+        }
+        if (end == 0) end = _skel_now() + 1e-6 * _SKEL_RT_LOCK_SPIN_US;
+        else if (_skel_now() > end) break;
+    }
+    pthread_mutex_lock(m);
+    _SKEL_STORE(held, 1);
+#else
+    (void)held;
+    pthread_mutex_lock(m);
+#endif
+}
+
+static void _skel_mutex_release(pthread_mutex_t *m, int *held)
+{
+#if _SKEL_POOL
+    _SKEL_STORE(held, 0);
+#else
+    (void)held;
+#endif
+    pthread_mutex_unlock(m);
+}
+
+static void _skel_rt_lock(void) { _skel_mutex_spin(&_skel_rt_mu, &_skel_rt_sig.held); }
+static void _skel_rt_unlock(void) { _skel_mutex_release(&_skel_rt_mu, &_skel_rt_sig.held); }
 
 struct skel_farm;
 static void _skel_farm_done(struct skel_farm *f, const _skel_tnode *t);
@@ -14914,10 +14989,51 @@ static const char *_skel_tnode_label(const _skel_tnode *t, char *buf, size_t siz
     return buf;
 }
 
+/* Nodes of the common size (no captured scalars) are kept for reuse, with
+   their successor arrays: a node is 1.2 KB, beyond malloc's per-thread
+   caches, and the submitter allocates what the workers free, so every
+   malloc and free took the allocator's arena lock against the others. */
+#define _SKEL_TNODE_PLAIN (sizeof(_skel_tnode) + 32)
+#define _SKEL_RT_SPARE_MAX 1024
+
+/* A zeroed node of size bytes (its succ array kept from a reused one), or NULL. */
+static _skel_tnode *_skel_tnode_alloc(size_t size)
+{
+    _skel_tnode *t = NULL, **succ = NULL;
+    int cap = 0;
+    if (size == _SKEL_TNODE_PLAIN) {
+        _skel_mutex_spin(&_skel_rt_spare_mu, &_skel_rt_sig.spare_held);
+        if ((t = _skel_rt_spare.head) != NULL) {
+            _skel_rt_spare.head = t->next;
+            _skel_rt_spare.n--;
+        }
+        _skel_mutex_release(&_skel_rt_spare_mu, &_skel_rt_sig.spare_held);
+    }
+    if (t) { succ = t->succ; cap = t->capsucc; }
+    else if (!(t = (_skel_tnode *)SKEL_MALLOC(size))) return NULL;
+    memset(t, 0, sizeof *t);
+    t->succ = succ;
+    t->capsucc = cap;
+    t->bytes = size;
+    return t;
+}
+
 static void _skel_tnode_free(_skel_tnode *t)
 {
-    SKEL_FREE(t->succ);
     SKEL_FREE(t->why);
+    t->why = NULL;
+    if (t->bytes == _SKEL_TNODE_PLAIN) {
+        _skel_mutex_spin(&_skel_rt_spare_mu, &_skel_rt_sig.spare_held);
+        if (_skel_rt_spare.n < _SKEL_RT_SPARE_MAX) {
+            t->next = _skel_rt_spare.head;
+            _skel_rt_spare.head = t;
+            _skel_rt_spare.n++;
+            t = NULL;
+        }
+        _skel_mutex_release(&_skel_rt_spare_mu, &_skel_rt_sig.spare_held);
+        if (!t) return;
+    }
+    SKEL_FREE(t->succ);
     SKEL_FREE(t);
 }
 
@@ -14938,6 +15054,7 @@ static void _skel_tq_push(_skel_tqueue *q, _skel_tnode *t)
     else q->head = t;
     q->tail = t;
     q->n++;
+    _SKEL_STORE(&_skel_rt_sig.queued, _skel_rt_sig.queued + 1);
 }
 
 /* The first task of q that place p can run, unlinked; NULL if none. */
@@ -14949,6 +15066,7 @@ static _skel_tnode *_skel_tq_take(_skel_tqueue *q, int p)
             *pp = t->next;
             if (q->tail == t) q->tail = prev;
             q->n--;
+            _SKEL_STORE(&_skel_rt_sig.queued, _skel_rt_sig.queued - 1);
             return t;
         }
     return NULL;
@@ -15116,8 +15234,10 @@ static const char *_skel_tnode_model_name(const _skel_tnode *t, char *buf, size_
 static void _skel_hist_record(_skel_tnode *t, double seconds)
 {
     char name[96];
-    _skel_hmodel *m = _skel_hist_find(t->key, _skel_place_name(t->place), 1, _skel_tnode_model_name(t, name, sizeof name));
-    _skel_hent *e = m ? _skel_hist_entry(m, t->fp, 1) : NULL;
+    _skel_hmodel *m = _skel_hist_find(t->key, _skel_place_name(t->place), 0, NULL);
+    _skel_hent *e;
+    if (!m) m = _skel_hist_find(t->key, _skel_place_name(t->place), 1, _skel_tnode_model_name(t, name, sizeof name));
+    e = m ? _skel_hist_entry(m, t->fp, 1) : NULL;
     if (e && _skel_hist_add(e, seconds)) _skel_rt.models_dirty = 1;
 }
 
@@ -15391,12 +15511,41 @@ static const _skel_policy *_skel_policy_find(const char *name)
 /* ---- workers ---- */
 static int _skel_rt_worker(void *arg);
 #if _SKEL_POOL
-#define _SKEL_RT_SPIN(p, seen) !_skel_spin_while((p), (seen))   /* 1: nothing came */
 #define _SKEL_RT_PAUSE() _SKEL_PAUSE()
 #else
-#define _SKEL_RT_SPIN(p, seen) 1
 #define _SKEL_RT_PAUSE() ((void)0)
 #endif
+
+/* An idle worker (mu released) waits until a push (epoch past seen) left
+   a task queued and mu is free, and takes mu: 1.  After SKEL_POOL_SPIN_US
+   with none it takes mu anyway: 0.  A worker tries the lock only when
+   something is queued and nobody holds it, so one push does not send
+   every idle worker into a queue on mu (each push bumps the epoch after
+   counting its task, both under mu: a worker that sees the new epoch
+   sees the count). */
+static int _skel_rt_idle_wait(unsigned seen)
+{
+#if _SKEL_POOL
+    double end = 0;
+    int k;
+    for (;;) {
+        for (k = 0; k < 64; ++k) {
+            unsigned e = _SKEL_LOAD(&_skel_rt_sig.epoch);
+            if (e != seen) {
+                if (!_SKEL_LOAD(&_skel_rt_sig.queued)) seen = e;     /* someone took it */
+                else if (_skel_mutex_try(&_skel_rt_mu, &_skel_rt_sig.held)) return 1;
+            }
+            _SKEL_PAUSE();
+        }
+        if (end == 0) end = _skel_now() + 1e-6 * SKEL_POOL_SPIN_US;
+        else if (_skel_now() > end) break;
+    }
+#else
+    (void)seen;
+#endif
+    _skel_rt_lock();
+    return 0;
+}
 
 /* Make sure place p has a worker that will look at its queue (mu held). */
 static void _skel_rt_kick(int p)
@@ -15404,7 +15553,7 @@ static void _skel_rt_kick(int p)
 #if _SKEL_POOL
     _skel_rtw *w = NULL;
     int k, lo = p == 0 ? 0 : _skel_rt.W + p, hi = p == 0 ? _skel_rt.W : lo + 1;
-    _SKEL_STORE(&_skel_rt.epoch, _skel_rt.epoch + 1);
+    _SKEL_STORE(&_skel_rt_sig.epoch, _skel_rt_sig.epoch + 1);
     if (_skel_rt.idle[p] > 0) return;       /* a spinning worker will see the epoch */
     for (k = lo; k < hi && !w; ++k)
         if (_skel_rt.w[k].state == 0) w = &_skel_rt.w[k];
@@ -15486,6 +15635,7 @@ static void _skel_rt_finish(_skel_tnode *t, _skel_rtw *w, double seconds, int ra
     for (i = 0; i < t->nsucc; ++i)
         if (--t->succ[i]->npred == 0) _skel_rt.pol->push(t->succ[i], w);
     if (--_skel_rt.pending == 0) memset(_skel_rt.load, 0, sizeof _skel_rt.load);   /* no drift */
+    _SKEL_STORE(&_skel_rt_sig.fin, _skel_rt_sig.fin + 1);
     if (_skel_rt.waiters) pthread_cond_broadcast(&_skel_rt_cv);
     _skel_tnode_free(t);
 }
@@ -15533,30 +15683,30 @@ static int _skel_rt_worker(void *arg)
         if (w->place == 0) _skel_trace_lane("cpu worker %d", w->index);
         else _skel_trace_lane("gpu worker %s", _skel_place_name(w->place));
     }
-    pthread_mutex_lock(&_skel_rt_mu);
+    _skel_rt_lock();
     w->state = 2;
     for (;;) {
         double secs;
         if ((t = _skel_rt_take(w, w->place)) == NULL) {
             unsigned seen;
             if (spun) break;
-            seen = _SKEL_LOAD(&_skel_rt.epoch);
+            seen = _SKEL_LOAD(&_skel_rt_sig.epoch);
             _skel_rt.idle[w->place]++;
-            pthread_mutex_unlock(&_skel_rt_mu);
-            spun = _SKEL_RT_SPIN(&_skel_rt.epoch, seen);
-            pthread_mutex_lock(&_skel_rt_mu);
+            _skel_rt_unlock();
+            spun = !_skel_rt_idle_wait(seen);
             _skel_rt.idle[w->place]--;
             continue;
         }
         spun = 0;
-        pthread_mutex_unlock(&_skel_rt_mu);
+        _skel_rt_unlock();
         secs = _skel_rt_exec(t, w->place);
-        pthread_mutex_lock(&_skel_rt_mu);
+        _skel_rt_lock();
         _skel_rt_finish(t, w, secs, 1);
     }
     w->state = 0;
+    _SKEL_STORE(&_skel_rt_sig.fin, _skel_rt_sig.fin + 1);
     if (_skel_rt.waiters) pthread_cond_broadcast(&_skel_rt_cv);
-    pthread_mutex_unlock(&_skel_rt_mu);
+    _skel_rt_unlock();
     _skel_rt_self = NULL;
     return 0;
 }
@@ -15576,23 +15726,56 @@ static int _skel_rt_help(void)
             if (_skel_rt.w[_skel_rt.W + p].state != 2 && _skel_place_backend(p) >= 0 && (t = _skel_rt_take(NULL, p)) != NULL)
                 break;
     if (!t) return 0;
-    pthread_mutex_unlock(&_skel_rt_mu);
+    _skel_rt_unlock();
     secs = _skel_rt_exec(t, p);
-    pthread_mutex_lock(&_skel_rt_mu);
+    _skel_rt_lock();
     _skel_rt_finish(t, NULL, secs, 1);
     return 1;
 }
 
-/* Wait (mu held) until done(arg) holds, running ready tasks meanwhile. */
+/* A waiter (mu held) spins with mu released until a task finishes, a
+   worker stops or a task is pushed: 1, mu held again.  After
+   SKEL_POOL_SPIN_US with none: 0 (mu held).  A finish then costs the
+   waiter a cache miss, not a futex wake-up. */
+static int _skel_rt_watch(void)
+{
+#if _SKEL_POOL
+    unsigned fin = _skel_rt_sig.fin, ep = _skel_rt_sig.epoch;
+    double end = 0;
+    int k;
+    _skel_rt_unlock();
+    for (;;) {
+        for (k = 0; k < 64; ++k) {
+            if (_SKEL_LOAD(&_skel_rt_sig.fin) != fin || _SKEL_LOAD(&_skel_rt_sig.epoch) != ep) {
+                _skel_rt_lock();
+                return 1;
+            }
+            _SKEL_PAUSE();
+        }
+        if (end == 0) end = _skel_now() + 1e-6 * SKEL_POOL_SPIN_US;
+        else if (_skel_now() > end) break;
+    }
+    _skel_rt_lock();
+#endif
+    return 0;
+}
+
+/* Wait (mu held) until done(arg) holds, running ready tasks meanwhile:
+   spin first (_skel_rt_watch), then sleep on the condition variable. */
 static void _skel_rt_wait_until(int (*done)(void *arg), void *arg)
 {
     double t0 = _skel_trace.on ? _skel_now() : 0;
+    int spun = 0;
     while (!done(arg)) {
-        if (_skel_rt_help()) continue;
+        if (_skel_rt_help()) { spun = 0; continue; }
         if (done(arg)) break;
+        if (!spun) { spun = !_skel_rt_watch(); continue; }    /* then look again */
         _skel_rt.waiters++;
+        _SKEL_STORE(&_skel_rt_sig.held, 0);
         pthread_cond_wait(&_skel_rt_cv, &_skel_rt_mu);
+        _SKEL_STORE(&_skel_rt_sig.held, 1);
         _skel_rt.waiters--;
+        spun = 0;
     }
     if (t0 > 0 && _skel_now() - t0 > 1e-6) _skel_trace_event(_SKEL_TR_WAIT, 0, -1, t0, _skel_now(), 0, 0, "wait");
 }
@@ -15691,11 +15874,11 @@ int skel_sched_set(const skel_sched_desc *desc)
     int rc;
     _skel_init();
     if (_skel_rt_cur) return _skel_fail(SKEL_EINVAL, "skel_sched_set: called from inside a task");
-    pthread_mutex_lock(&_skel_rt_mu);
+    _skel_rt_lock();
     _skel_rt_wait_until(_skel_rt_idle, NULL);
     _skel_rt_wait_until(_skel_rt_stopped, NULL);  /* workers return after SKEL_POOL_SPIN_US */
     rc = _skel_rt_configure(desc);
-    pthread_mutex_unlock(&_skel_rt_mu);
+    _skel_rt_unlock();
     return rc;
 }
 
@@ -15732,9 +15915,7 @@ static int _skel_tnode_new(skel_skeleton *sk, const skel_call *call, const skel_
         }
     }
     size = sizeof *t + ub + eb + ib + wb + 32;
-    if (!(t = (_skel_tnode *)SKEL_MALLOC(size))) return _skel_fail(SKEL_ENOMEM, "skel_submit: out of memory");
-    memset(t, 0, sizeof *t);
-    t->bytes = size;
+    if (!(t = _skel_tnode_alloc(size))) return _skel_fail(SKEL_ENOMEM, "skel_submit: out of memory");
     t->place = -1;
     if (sk) {
         t->sk = sk;
@@ -15768,9 +15949,12 @@ static int _skel_tnode_new(skel_skeleton *sk, const skel_call *call, const skel_
 /* Relocate the captured scalars of a copy of t. */
 static _skel_tnode *_skel_tnode_copy(const _skel_tnode *t)
 {
-    _skel_tnode *c = (_skel_tnode *)SKEL_MALLOC(t->bytes);
+    _skel_tnode *c = _skel_tnode_alloc(t->bytes), **succ;
     ptrdiff_t d;
+    int cap;
     if (!c) return NULL;
+    succ = c->succ;
+    cap = c->capsucc;
     memcpy(c, t, t->bytes);
     d = (const unsigned char *)c - (const unsigned char *)t;
 #define _SKEL_RELOC(f) if (t->call.f && (const unsigned char *)t->call.f >= t->cap && \
@@ -15778,7 +15962,7 @@ static _skel_tnode *_skel_tnode_copy(const _skel_tnode *t)
                            c->call.f = (const unsigned char *)t->call.f + d
     _SKEL_RELOC(uniform); _SKEL_RELOC(edge_value); _SKEL_RELOC(init); _SKEL_RELOC(weights);
 #undef _SKEL_RELOC
-    c->succ = NULL; c->nsucc = c->capsucc = 0; c->why = NULL;
+    c->succ = succ; c->capsucc = cap; c->nsucc = 0; c->why = NULL;
     return c;
 }
 
@@ -15804,10 +15988,10 @@ static int _skel_rt_submit_locked(_skel_tnode *t)
 static int _skel_rt_submit(_skel_tnode *t)
 {
     int rc = SKEL_OK;
-    pthread_mutex_lock(&_skel_rt_mu);
+    _skel_rt_lock();
     if (!_skel_rt.configured) rc = _skel_rt_configure(NULL);
     if (rc == SKEL_OK) rc = _skel_rt_submit_locked(t);
-    pthread_mutex_unlock(&_skel_rt_mu);
+    _skel_rt_unlock();
     if (rc != SKEL_OK) _skel_tnode_free(t);
     return rc;
 }
@@ -15855,11 +16039,11 @@ static int _skel_tasks_settle(skel_vec *c, int mode)
     if (!d || _skel_rt_cur) return SKEL_OK;
     if (_SKEL_LOAD(&d->pending) == 0 && _SKEL_LOAD(&d->status) == SKEL_OK) return SKEL_OK;
     w.c = c; w.mode = mode;
-    pthread_mutex_lock(&_skel_rt_mu);
+    _skel_rt_lock();
     _skel_rt_wait_until(_skel_rt_settled, &w);
     rc = d->status;
     if (rc != SKEL_OK) snprintf(_skel_errbuf, sizeof _skel_errbuf, "%s", d->why);
-    pthread_mutex_unlock(&_skel_rt_mu);
+    _skel_rt_unlock();
     return rc;
 }
 
@@ -15868,9 +16052,9 @@ static void _skel_tasks_clear(skel_vec *c)
 {
     _skel_cdeps *d = _SKEL_LOAD(&c->tasks);
     if (!d || _SKEL_LOAD(&d->status) == SKEL_OK) return;
-    pthread_mutex_lock(&_skel_rt_mu);
+    _skel_rt_lock();
     _SKEL_STORE(&d->status, SKEL_OK);
-    pthread_mutex_unlock(&_skel_rt_mu);
+    _skel_rt_unlock();
 }
 
 /* skel_free: wait for everything on c, then drop its task state. */
@@ -15888,12 +16072,12 @@ static int _skel_tasks_wait_all(void)
 {
     int rc;
     if (_skel_rt_cur) return SKEL_OK;
-    pthread_mutex_lock(&_skel_rt_mu);
+    _skel_rt_lock();
     _skel_rt_wait_until(_skel_rt_idle, NULL);
     rc = _skel_rt.first_status;
     if (rc != SKEL_OK) snprintf(_skel_errbuf, sizeof _skel_errbuf, "%s", _skel_rt.first_why);
     _skel_rt.first_status = SKEL_OK;
-    pthread_mutex_unlock(&_skel_rt_mu);
+    _skel_rt_unlock();
     return rc;
 }
 
@@ -15964,9 +16148,9 @@ int skel_farm_start(skel_farm *f)
     if (!f) return _skel_fail(SKEL_EINVAL, "skel_farm_start: NULL farm");
     _skel_init();
     if (_skel_rt_cur) return _skel_fail(SKEL_EINVAL, "skel_farm_start: called from inside a task");
-    pthread_mutex_lock(&_skel_rt_mu);
+    _skel_rt_lock();
     if (f->started) {
-        pthread_mutex_unlock(&_skel_rt_mu);
+        _skel_rt_unlock();
         return _skel_fail(SKEL_EINVAL, "skel_farm_start: the farm runs already (join it first)");
     }
     if (!_skel_rt.configured) rc = _skel_rt_configure(NULL);
@@ -15980,7 +16164,7 @@ int skel_farm_start(skel_farm *f)
         f->pending++;
         if ((rc = _skel_rt_submit_locked(t)) != SKEL_OK) { f->pending--; _skel_tnode_free(t); }
     }
-    pthread_mutex_unlock(&_skel_rt_mu);
+    _skel_rt_unlock();
     return rc;
 }
 
@@ -15989,12 +16173,12 @@ int skel_farm_join(skel_farm *f)
     int rc;
     if (!f) return _skel_fail(SKEL_EINVAL, "skel_farm_join: NULL farm");
     if (_skel_rt_cur) return _skel_fail(SKEL_EINVAL, "skel_farm_join: called from inside a task");
-    pthread_mutex_lock(&_skel_rt_mu);
+    _skel_rt_lock();
     _skel_rt_wait_until(_skel_farm_idle, f);
     f->started = 0;
     rc = f->status;
     if (rc != SKEL_OK) snprintf(_skel_errbuf, sizeof _skel_errbuf, "farm: %s", f->why);
-    pthread_mutex_unlock(&_skel_rt_mu);
+    _skel_rt_unlock();
     return rc;
 }
 
@@ -16023,9 +16207,9 @@ void skel_sched_stats_get(skel_sched_stats *out)
 {
     int a, b;
     if (!out) return;
-    pthread_mutex_lock(&_skel_rt_mu);
+    _skel_rt_lock();
     *out = _skel_rt.st;
-    pthread_mutex_unlock(&_skel_rt_mu);
+    _skel_rt_unlock();
     out->places = _SKEL_LOAD(&_skel_nspaces);
     for (a = 0; a < out->places && a < 16; ++a) {
         out->place_name[a] = _skel_spaces[a].name;
@@ -16037,10 +16221,10 @@ void skel_sched_stats_get(skel_sched_stats *out)
 void skel_sched_stats_reset(void)
 {
     int a, b;
-    pthread_mutex_lock(&_skel_rt_mu);
+    _skel_rt_lock();
     memset(&_skel_rt.st, 0, sizeof _skel_rt.st);
     _skel_rt.st.policy = _skel_rt.pol ? _skel_rt.pol->name : NULL;
-    pthread_mutex_unlock(&_skel_rt_mu);
+    _skel_rt_unlock();
     for (a = 0; a < _SKEL_MAX_SPACES; ++a)
         for (b = 0; b < _SKEL_MAX_SPACES; ++b) _SKEL_STORE(&_skel_copied_bytes[a][b], 0);
 }
@@ -16053,11 +16237,11 @@ double _skel_models_predict(const char *name, const char *place, uint64_t a, uin
     double t = -1;
     int i;
     fp[0] = a; fp[1] = b;
-    pthread_mutex_lock(&_skel_rt_mu);
+    _skel_rt_lock();
     for (i = 0; i < _skel_rt.nmodels; ++i)
         if (strcmp(_skel_rt.models[i].name, name) == 0 && strcmp(_skel_rt.models[i].place, place) == 0)
             t = _skel_hist_predict(&_skel_rt.models[i], fp, _skel_rt.calibrate);
-    pthread_mutex_unlock(&_skel_rt_mu);
+    _skel_rt_unlock();
     return t;
 }
 
@@ -16076,14 +16260,14 @@ int _skel_models_add(const char *name, const char *place, uint64_t a, double sec
     t.ut.size = (size_t)a;
     t.place = p;
     _skel_tnode_key(&t);
-    pthread_mutex_lock(&_skel_rt_mu);
+    _skel_rt_lock();
     m = _skel_hist_find(t.key, _skel_place_name(p), 0, NULL);
     before = m && (e = _skel_hist_entry((_skel_hmodel *)m, t.fp, 0)) ? e->total : 0;
     _skel_hist_record(&t, seconds);
     m = _skel_hist_find(t.key, _skel_place_name(p), 0, NULL);
     e = m ? _skel_hist_entry((_skel_hmodel *)m, t.fp, 0) : NULL;
     p = e && e->total > before;
-    pthread_mutex_unlock(&_skel_rt_mu);
+    _skel_rt_unlock();
     return p;
 }
 
@@ -16330,15 +16514,15 @@ int skel_models_save(void)
     char path[4200];
     _skel_buf b;
     int rc;
-    pthread_mutex_lock(&_skel_rt_mu);
+    _skel_rt_lock();
     if (!_skel_rt.configured || _skel_rt.nofile || (!_skel_rt.models_dirty && !_skel_rt.nmodels)) {
-        pthread_mutex_unlock(&_skel_rt_mu);
+        _skel_rt_unlock();
         return SKEL_OK;
     }
     rc = skel_models_path(_skel_rt.model_dir, path, sizeof path);
     if (rc == SKEL_OK && (rc = _skel_models_serialize(&b)) != SKEL_OK) rc = _skel_fail(rc, "skel_models_save: out of memory");
     if (rc == SKEL_OK) _skel_rt.models_dirty = 0;
-    pthread_mutex_unlock(&_skel_rt_mu);
+    _skel_rt_unlock();
     if (rc != SKEL_OK) return rc;
     if ((rc = _skel_mkdirs_for(path)) == SKEL_OK) rc = _skel_write_atomic(path, b.p, b.len, NULL, 0, 1);
     SKEL_FREE(b.p);
@@ -16542,7 +16726,7 @@ int skel_models_dump(const char *file, int format, const char *path)
     if (!file) {        /* this program's, copied under the mutex */
         char *fp = _skel_fingerprint();
         int i;
-        pthread_mutex_lock(&_skel_rt_mu);
+        _skel_rt_lock();
         snprintf(f.fingerprint, sizeof f.fingerprint, "%s", fp ? fp : "");
         memcpy(f.links, _skel_rt.links, sizeof f.links);
         f.nlinks = _skel_rt.nlinks;
@@ -16555,7 +16739,7 @@ int skel_models_dump(const char *file, int format, const char *path)
                 f.nmodels = i + 1;
             }
         } else if (_skel_rt.nmodels) rc = SKEL_ENOMEM;
-        pthread_mutex_unlock(&_skel_rt_mu);
+        _skel_rt_unlock();
         SKEL_FREE(fp);
         if (rc != SKEL_OK) return _skel_fail(rc, "skel_models_dump: out of memory");
     } else {

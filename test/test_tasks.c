@@ -519,6 +519,98 @@ SKEL_TEST(tasks_waits_from_many_threads_see_their_results)
     st_context("");
 }
 
+/* ---- many threads submitting at once ---- */
+/* Submitters and workers meet on the scheduler's mutex (taken with a
+   spin), idle workers wait for pushes without it, waiters spin on
+   finishes, and nodes are reused from a spare list: eight threads submit
+   at once, under every policy, empty tasks without data, a chain of
+   read-write tasks on a container of their own, calls whose captured
+   scalar changes right after submission (nodes not reused), and waits;
+   every task must run exactly once, in its chain's order. */
+#define MS_THREADS 8
+#define MS_TASKS 600
+typedef struct ms_arg { skel_vec *v, *in, *out; int ran, chain_bad, ok; } ms_arg;
+
+static int ms_count(skel_vec *const *d, void *arg)
+{
+    (void)d;
+    __atomic_add_fetch(&((ms_arg *)arg)->ran, 1, __ATOMIC_SEQ_CST);
+    return SKEL_OK;
+}
+
+static int ms_step(skel_vec *const *d, void *arg)  /* v[0] counts its chain; v[1] is the step it expects */
+{
+    uint32_t *p = (uint32_t *)skel_write(d[0]);
+    ms_arg *a = (ms_arg *)arg;
+    if (p[0] != p[1]) a->chain_bad++;       /* only this chain's tasks write it: no race */
+    p[0]++;
+    p[1]++;
+    return SKEL_OK;
+}
+
+static void *ms_main(void *p)
+{
+    ms_arg *a = (ms_arg *)p;
+    const uint32_t *r;
+    uint32_t init, want = 0;
+    size_t j;
+    int i, ok = 1;
+    for (i = 0; i < MS_TASKS && ok; ++i) {
+        ok = skel_task_submit(&(skel_task_desc){ .name = "count", .cpu = ms_count, .arg = a }) == SKEL_OK &&
+             skel_task_submit(&(skel_task_desc){ .name = "step", .cpu = ms_step, .arg = a, .data = { a->v },
+                                                 .mode = { SKEL_READ_WRITE } }) == SKEL_OK;
+        if (ok && i % 50 == 7) {    /* out = init + exclusive prefix sums of in; init captured now */
+            init = (uint32_t)i;
+            ok = skel_submit(tk_scanu, &(skel_call){ .in = { a->in }, .out = a->out, .exclusive = 1, .init = &init }) == SKEL_OK;
+            init = 12345u;
+            want = (uint32_t)i;
+        }
+        if (ok && i % 100 == 99) ok = skel_wait(a->v) == SKEL_OK && skel_wait_all() == SKEL_OK;
+    }
+    ok = ok && skel_wait_all() == SKEL_OK;
+    ok = ok && __atomic_load_n(&a->ran, __ATOMIC_SEQ_CST) == MS_TASKS;     /* every one, once */
+    r = ok ? (const uint32_t *)skel_read(a->v) : NULL;
+    ok = ok && r && r[0] == MS_TASKS && a->chain_bad == 0;
+    r = ok ? (const uint32_t *)skel_read(a->out) : NULL;
+    for (j = 0; ok && j < skel_size(a->out); ++j) {
+        ok = r[j] == want;
+        want += ((const uint32_t *)skel_read(a->in))[j];
+    }
+    a->ok = ok && r;
+    return NULL;
+}
+
+SKEL_TEST(tasks_many_threads_submit_at_once_and_every_task_runs_once)
+{
+    pthread_t th[MS_THREADS];
+    ms_arg a[MS_THREADS];
+    skel_sched_stats st;
+    int i, p;
+    for (p = 0; p < NPOL; ++p) {
+        st_context("policy %s", POLICIES[p]);
+        sched(POLICIES[p], "host", 4);
+        skel_sched_stats_reset();
+        for (i = 0; i < MS_THREADS; ++i) {
+            memset(&a[i], 0, sizeof a[i]);
+            ST_OK(skel_vec_new_fill(&a[i].v, SKEL_UINT32, 2, &(uint32_t){ 0 }));
+            a[i].in = uvec(37 + (size_t)i, (uint32_t)i);
+            ST_OK(skel_vec_new(&a[i].out, SKEL_UINT32, 37 + (size_t)i));
+        }
+        for (i = 0; i < MS_THREADS; ++i) ST_CHECK(pthread_create(&th[i], NULL, ms_main, &a[i]) == 0);
+        for (i = 0; i < MS_THREADS; ++i) pthread_join(th[i], NULL);
+        for (i = 0; i < MS_THREADS; ++i) {
+            ST_CHECK(a[i].ok);
+            ST_EQ_INT(a[i].ran, MS_TASKS);
+            ST_EQ_INT(a[i].chain_bad, 0);
+            skel_free(a[i].v); skel_free(a[i].in); skel_free(a[i].out);
+        }
+        ST_OK(skel_wait_all());
+        skel_sched_stats_get(&st);
+        ST_EQ_INT((int)st.tasks, MS_THREADS * (2 * MS_TASKS + MS_TASKS / 50));
+    }
+    st_context("");
+}
+
 /* ---- the Farm ---- */
 SKEL_TEST(tasks_farm_runs_calls_and_tasks_blocking_and_not)
 {
