@@ -903,6 +903,13 @@
        Change log, newest first; one line per change under the unreleased
        version.
        unreleased (0.3.0)
+              - Tasks: an empty task without a futex sleep or wake-up: the
+                scheduler's mutex is taken after a short spin, idle workers
+                try it only when a task is queued and it is free, waiters
+                spin on finishes before sleeping, task nodes are reused
+                (H100 host, 1 / 15 CPU workers: independent empty tasks
+                1.26 / 2.23 us, were 3.51 / 7.45; a chain 1.55 / 1.91, was
+                2.58 / 3.00; one waited for 1.87 / 2.20, was 2.14 / 4.40).
               - A call's fixed cost cut 4x: a host Map / Reduce / MapReduce
                 run as one chunk skips the full dispatch (types resolved
                 once per instance, no map lock or update), and the lanes'
