@@ -510,10 +510,6 @@ static int eval_app(const app *a, double budget, int npoints, const char *svgdir
         skel_plan_new(&cs[nc].plan);
         skel_plan_add(cs[nc].plan, 0, SIZE_MAX, &pv);
     }
-    if (getenv("EVAL_TWIN") && nc < MAXCONF) {  /* the tuned plan timed again as a variant (a check of the method) */
-        snprintf(cs[nc].label, sizeof cs[nc].label, "tuned-twin");
-        cs[nc++].plan = tuned;
-    }
     for (k = 0; k < npoints;) {         /* log-uniform per axis, not training points */
         for (i = 0; i < 2; ++i) {
             double u = (double)(rnd(&rng) >> 11) / 9007199254740992.0;
@@ -552,8 +548,7 @@ static int eval_app(const app *a, double budget, int npoints, const char *svgdir
     }
     if (svgdir) plot(svgdir, a, tuned, (const size_t(*)[2])pts, acc, npoints);
     skel_set_plan(a->sk, NULL);
-    for (v = 0; v < nc; ++v)
-        if (v == 0 || cs[v].plan != tuned) skel_plan_free(cs[v].plan);
+    for (v = 0; v < nc; ++v) skel_plan_free(cs[v].plan);
     return 0;
 }
 
