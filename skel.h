@@ -9369,7 +9369,6 @@ static void _skel_fast_job(const skel_call *c, skel_vec *out, const _skel_shape 
     j->depth = sh->depth; j->rows = sh->rows; j->cols = sh->cols;
 }
 
-static const _skel_variant _skel_seq_variant = { 0 };  /* seq with its defaults (registry index 0) */
 
 static int _skel_run_fast(skel_skeleton *sk, const skel_call *call)
 {
@@ -9392,10 +9391,9 @@ static int _skel_run_fast(skel_skeleton *sk, const skel_call *call)
     if (!_skel_fast_check(sk, &st->fast, call, out, &sh)) return _SKEL_FULL_PATH;
     /* the variant, as _skel_choose picks it for this call */
     pv = (plan = _SKEL_LOAD(&st->plan)) != NULL ? _skel_plan_variant(plan, &sh, &v) : NULL;
-    if (!pv && sh.n < (size_t)_skel_env.omp_threshold) pv = &_skel_seq_variant;
     if (!pv) {
         memset(&v, 0, sizeof v);
-        v.backend = _skel_cpu_parallel_backend();
+        _skel_choose_default(call, &sh, &v);    /* host data: seq, or the parallel CPU backend from the threshold */
         pv = &v;
     }
     b = &_skel_backends[pv->backend];
