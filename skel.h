@@ -13,8 +13,13 @@
            #define SKEL_IMPLEMENTATION
            #include "skel.h"
        elsewhere just #include "skel.h".  Include skel.h before any system
-       header in the implementation file (it asks for POSIX), or build
-       with -D_POSIX_C_SOURCE=200809L.  Build with -fopenmp for the "omp"
+       header in the implementation file (it asks for POSIX; on Linux for
+       _GNU_SOURCE, whose CPU affinity calls the pool uses), or build with
+       -D_GNU_SOURCE (Linux) or -D_POSIX_C_SOURCE=200809L.  With
+       _POSIX_C_SOURCE alone on Linux everything works, but the pool
+       counts the machine's CPUs rather than the process's, cannot pin
+       (SKEL_PIN) and cannot keep its workers off their caller's CPU
+       (see "pool" below).  Build with -fopenmp for the "omp"
        backend (without it the backend is simply absent); link -ldl -lpthread -lm.
        Installed (make install): pkg-config --cflags --libs skel.
 
@@ -543,10 +548,17 @@
        call into chunks (8 per thread) that the calling thread and the
        workers claim as they come: a call waits only for chunks already
        being computed, never for a thread that has not started, and runs
-       at about one core's speed at worst (medians 0.73-1.17 of seq's
-       with a process spinning on the other core of two; no time-slice
-       stalls: bench/results/pool.md).  Workers start on first use, spin for
-       SKEL_POOL_SPIN_US (100) after their last chunk, then sleep.
+       at about one core's speed at worst (with a process spinning on
+       the other core of two: medians 0.38-1.15 of seq's, means at
+       2^20-2^22 0.66-0.91; hand OpenMP's means 1.4-6 times seq's:
+       bench/results/pool.md).  Workers start on first use, spin for
+       SKEL_POOL_SPIN_US (100) after their last chunk (time they were
+       descheduled does not count), then sleep.  A worker that finds
+       itself on the CPU of the thread whose call it joins (the OS puts a
+       woken thread there when its own CPU is busy, and leaves it there)
+       moves to another CPU: on 2 CPUs with another process on one, the
+       worker then takes turns with that process instead of with its
+       caller (Linux, _GNU_SOURCE; not with SKEL_PIN).
        A call's fixed cost: a Map, whole Reduce or MapReduce of built-in
        types and no views, on data the host holds (its output on the host
        alone) and no container a task ever named, whose variant runs it
@@ -1067,7 +1079,11 @@
 /* The implementation uses POSIX (clock_gettime, dlopen, pthreads); ask for
    it when this is the first header of the implementation file. */
 #if defined(SKEL_IMPLEMENTATION) && !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
+#if defined(__linux__)
+#define _GNU_SOURCE             /* POSIX, and sched_getcpu / affinity for the pool */
+#else
 #define _POSIX_C_SOURCE 200809L
+#endif
 #endif
 
 #include <stddef.h>
@@ -1654,6 +1670,7 @@ void _skel_pool_wake(int width);
 void _skel_pool_stop(void);
 int _skel_pool_threads(void);
 void _skel_pool_reserve(int n);
+int _skel_pool_step_aside(int cpu);
 
 enum { SKEL_KIND_MAP = 1, SKEL_KIND_REDUCE, SKEL_KIND_MAPREDUCE, SKEL_KIND_SCAN,
        SKEL_KIND_OVERLAP, SKEL_KIND_OVERLAP2D, SKEL_KIND_MAPARRAY, SKEL_KIND_MAPPAIRS,
@@ -3341,6 +3358,9 @@ int _skel_trace_flush(void)
        own (the parent's calls in flight and queued tasks are not its).
    _skel_pool_threads()
        Workers running now (for tests and logs).
+   _skel_pool_step_aside(cpu)
+       What a worker does before it helps a call whose owner ran on
+       `cpu` (exposed for the tests).
    _skel_pool_reserve(n)
        n workers will be held by tasks that run as long as something
        else (a stream run's threads, asleep while it has nothing for
@@ -3470,6 +3490,7 @@ typedef struct _skel_slot {
     _skel_body body;
     void *ctx;
     int ranges;                 /* home ranges (parameter too) */
+    int cpu;                    /* the CPU the owner ran on when it opened the slot, or -1 */
     char pad0[64];
     struct { size_t next; char pad[64 - sizeof(size_t)]; } cur[_SKEL_POOL_RANGES];
                                 /* atomic: the next chunk of each home range */
@@ -3500,18 +3521,69 @@ static struct {
 static _SKEL_TLS unsigned _skel_pool_hint;  /* where this thread looks for a free slot first */
 static _SKEL_TLS int _skel_pool_self;       /* 1 + worker index on a worker thread, else 0 */
 
-/* Spin until *p differs from seen (1) or SKEL_POOL_SPIN_US pass (0). */
+/* The CPU this thread runs on, or -1 where that cannot be asked. */
+static int _skel_this_cpu(void)
+{
+#if defined(__linux__) && defined(_GNU_SOURCE)
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+}
+
+/* A worker about to help a call whose owner runs on its own CPU (`cpu`)
+   could only take turns with the owner there.  The OS puts it there: a
+   wake-up lands on the waker's CPU when the worker's own is busy (another
+   process on it), and nothing moves it off again (two threads on one
+   CPU and one on the other is balanced to the OS), so on 2 CPUs with one
+   busy a call ran at one core's speed or slower while its worker spun
+   beside it.  The worker moves: it narrows its affinity to the other
+   CPUs (the kernel migrates it at once) and widens it again at once
+   (it stays where it went while it keeps running; the OS may still move
+   it anywhere, e.g. onto the owner's CPU when the owner sleeps).  1 if it
+   moved.  Pinned workers (SKEL_PIN) stay where they are. */
+int _skel_pool_step_aside(int cpu)
+{
+#if defined(__linux__) && defined(_GNU_SOURCE)
+    cpu_set_t all, others;
+    if (cpu < 0 || _skel_pool.pin || sched_getcpu() != cpu) return 0;
+    if (sched_getaffinity(0, sizeof all, &all) != 0 || !CPU_ISSET(cpu, &all) || CPU_COUNT(&all) < 2) return 0;
+    others = all;
+    CPU_CLR(cpu, &others);
+    if (sched_setaffinity(0, sizeof others, &others) != 0) return 0;
+    (void)sched_setaffinity(0, sizeof all, &all);
+    return 1;
+#else
+    (void)cpu;
+    return 0;
+#endif
+}
+
+/* Spin until *p differs from seen (1) or the thread has spun for
+   SKEL_POOL_SPIN_US (0).  Only time it ran counts: a gap of more than
+   _SKEL_SPIN_GAP between two looks at the clock (64 pauses take about a
+   microsecond) was spent descheduled.  On a core shared with another
+   process the OS runs a spinning worker in turns with it; counting wall
+   time, the worker's budget ran out while it waited for its turn, it
+   slept after running for a moment, and a wake-up on a busy core (Linux
+   6.6+: EEVDF) waits for the other process's slice, longer than most
+   calls, so the worker hardly ever helped (2-vCPU VM with a spinner on
+   one core: pool/2 at seq's median, hand OpenMP at half of it).  Counted
+   this way it keeps its turns while calls keep coming. */
+#define _SKEL_SPIN_GAP 20e-6
 static int _skel_spin_while(const unsigned *p, unsigned seen)
 {
-    double end = 0;
+    double left = 1e-6 * SKEL_POOL_SPIN_US, last = 0, now;
     int k;
     for (;;) {
         for (k = 0; k < 64; ++k) {
             if (_SKEL_LOAD(p) != seen) return 1;
             _SKEL_PAUSE();
         }
-        if (end == 0) end = _skel_now() + 1e-6 * SKEL_POOL_SPIN_US;
-        else if (_skel_now() > end) return 0;
+        now = _skel_now();
+        if (last > 0 && now - last < _SKEL_SPIN_GAP) left -= now - last;
+        if (left <= 0) return 0;
+        last = now;
     }
 }
 
@@ -3573,6 +3645,7 @@ static int _skel_slot_help(_skel_slot *s, int k)
     } while (!__atomic_compare_exchange_n(&s->state, &st, st + 1, 1, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
     if (_SKEL_SLOT_IN(st) + 1 < _SKEL_SLOT_CAP(st) && _SKEL_SC_LOAD(&_skel_pool.sleepers) > 0)
         _skel_pool_wake_one();      /* the call wants more helpers: pass the wake-up on */
+    (void)_skel_pool_step_aside(s->cpu);
     ran = _skel_slot_work(s, k) > 0;
     st = __atomic_load_n(&s->state, __ATOMIC_RELAXED);
     do {    /* leave; the last helper out of a closed slot frees it */
@@ -3796,6 +3869,7 @@ void _skel_pool_for(int width, int parts, size_t n, _skel_body body, void *ctx)
     i = (unsigned)(s - _skel_pool.slots);
     s->parts = parts; s->n = n; s->body = body; s->ctx = ctx;
     s->ranges = (int)helpers + 1 < _SKEL_POOL_RANGES ? (int)helpers + 1 : _SKEL_POOL_RANGES;
+    s->cpu = _skel_this_cpu();
     for (r = 0; r < (size_t)s->ranges; ++r) {
         size_t first, end;
         _skel_part_range((size_t)parts, (size_t)s->ranges, r, &first, &end);
@@ -3876,6 +3950,7 @@ void _skel_pool_wake(int width) { (void)width; }
 void _skel_pool_reserve(int n) { (void)n; }
 void _skel_pool_stop(void) {}
 int _skel_pool_threads(void) { return 0; }
+int _skel_pool_step_aside(int cpu) { (void)cpu; return 0; }
 #endif
 
 /* ---------------------------------------------------------------------

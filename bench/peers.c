@@ -25,7 +25,7 @@
      --calls     the interference test: saxpy, dot, stencil at 2^16, 2^20,
                  2^22; per variant 200 calls timed one by one, in blocks
                  rotated between variants (10 ms of sleep and 10 untimed
-                 calls before each block), 3 cycles; median, 90th
+                 calls before each block), 3 cycles; median, mean, 90th
                  percentile and largest call.  Start a competing process
                  first to see how the parallel variants behave on a
                  shared machine (bench/pool.sh does).
@@ -370,7 +370,7 @@ static void calls(int k, size_t n)
     static const int vs[] = { V_SEQ, V_POOL, V_SKOMP, V_OMP, V_TBB, V_THRUST };
     enum { NV = sizeof vs / sizeof vs[0] };
     static double t[NV][CALLS * CYCLES];
-    double med[NV];
+    double med[NV], mean[NV];
     int i, c, q, nv = 0, use[NV];
     operands(k, n);
     for (i = 0; i < NV; ++i)
@@ -390,14 +390,15 @@ static void calls(int k, size_t n)
         int w = use[i];
         qsort(t[w], CALLS * CYCLES, sizeof(double), cmp_d);
         med[w] = t[w][CALLS * CYCLES / 2];
+        for (mean[w] = 0, q = 0; q < CALLS * CYCLES; ++q) mean[w] += t[w][q] / (CALLS * CYCLES);
     }
     for (i = 0; i < nv; ++i) {
         int w = use[i];
-        printf("| %s | 2^%d | %s | %.1f | %.1f | %.1f | %.2f |\n", KNAME[k], (int)lround(log2((double)N)),
-               VNAME[vs[w]], 1e6 * med[w], 1e6 * t[w][CALLS * CYCLES * 9 / 10], 1e6 * t[w][CALLS * CYCLES - 1],
-               med[w] / med[0]);
+        printf("| %s | 2^%d | %s | %.1f | %.1f | %.1f | %.1f | %.2f |\n", KNAME[k], (int)lround(log2((double)N)),
+               VNAME[vs[w]], 1e6 * med[w], 1e6 * mean[w], 1e6 * t[w][CALLS * CYCLES * 9 / 10],
+               1e6 * t[w][CALLS * CYCLES - 1], med[w] / med[0]);
     }
-    if (has(V_TBB, k)) printf("| %s | 2^%d | skel pool / TBB, medians | %.2f | | | |\n", KNAME[k],
+    if (has(V_TBB, k)) printf("| %s | 2^%d | skel pool / TBB, medians | %.2f | | | | |\n", KNAME[k],
                               (int)lround(log2((double)N)), med[1] / med[4]);
     fflush(stdout);
     free_operands();
@@ -506,7 +507,7 @@ int main(int argc, char **argv)
     }
     else if (mode == 3) idle();
     else {
-        if (mode == 1) printf("| kernel | n | variant | median us | p90 us | max us | median / skel seq's |\n|---|---|---|---|---|---|---|\n");
+        if (mode == 1) printf("| kernel | n | variant | median us | mean us | p90 us | max us | median / skel seq's |\n|---|---|---|---|---|---|---|---|\n");
         else printf("| kernel | n | variant | us per call | GB/s | ratio (> 1: skel faster) |\n|---|---|---|---|---|---|\n");
         for (k = 0; k < NKERNELS; ++k) {
             if (!kern[k] || (mode == 1 && k != SAXPY && k != DOT && k != STENCIL)) continue;

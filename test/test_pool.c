@@ -382,6 +382,33 @@ SKEL_TEST(pool_pins_workers_only_when_asked)
     unsetenv("SKEL_PIN");
 }
 
+/* A worker on its caller's CPU moves off it and keeps its affinity
+   (skel.h, _skel_pool_step_aside): checked on this thread, which the
+   function treats as it treats a worker. */
+SKEL_TEST(pool_worker_steps_off_its_callers_cpu)
+{
+    cpu_set_t all, now;
+    int c, moved, after;
+    ST_CHECK(sched_getaffinity(0, sizeof all, &all) == 0);
+    if (CPU_COUNT(&all) < 2) ST_SKIP("one CPU: nowhere to step aside to");
+    _skel_pool_stop();
+    unsetenv("SKEL_PIN");
+    _skel_pool_wake(2);                     /* a pool started without pinning */
+    c = sched_getcpu();
+    moved = _skel_pool_step_aside(c);
+    after = sched_getcpu();
+    ST_CHECK(sched_getaffinity(0, sizeof now, &now) == 0);
+    ST_CHECK(CPU_EQUAL(&now, &all));        /* free to run anywhere again */
+    if (moved) ST_CHECK(after != c);        /* (not moved: the thread changed CPU in between) */
+    ST_EQ_INT(_skel_pool_step_aside(-1), 0);   /* the owner's CPU unknown */
+    _skel_pool_stop();
+    setenv("SKEL_PIN", "1", 1);
+    _skel_pool_wake(2);
+    ST_EQ_INT(_skel_pool_step_aside(sched_getcpu()), 0);   /* pinned workers stay */
+    _skel_pool_stop();
+    unsetenv("SKEL_PIN");
+}
+
 /* ---- the pool as a tuner choice ---- */
 typedef struct seen { int pool[64], omp, seq; } seen;
 static double record_cost(const skel_variant *v, const size_t *point, double *once, void *user)
