@@ -2693,14 +2693,24 @@ void _skel_ov2_drive(const _skel_job *j, size_t rlo, size_t rhi, int dr, int dc,
 #define _SKEL_MAX_BACKENDS 16
 
 /* Loads and stores of a word other threads may read or write at the same
-   time without a lock (the registry's counts, an instance's plan).  Other
-   compilers get plain accesses. */
+   time without a lock (the registry's counts, an instance's plan), an
+   atomic add, and the full fence that follows a _SKEL_ADD where another
+   thread's write must be seen (free on x86: a locked instruction is one).
+   Other compilers get plain accesses. */
 #if defined(__GNUC__) || defined(__clang__)
 #define _SKEL_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define _SKEL_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define _SKEL_ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_SEQ_CST)   /* the new value */
+#if defined(__x86_64__) || defined(__i386__)
+#define _SKEL_FENCE_RMW() __atomic_signal_fence(__ATOMIC_SEQ_CST)   /* the locked instruction was one */
+#else
+#define _SKEL_FENCE_RMW() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#endif
 #else
 #define _SKEL_LOAD(p) (*(p))
 #define _SKEL_STORE(p, v) (*(p) = (v))
+#define _SKEL_ADD(p, v) (*(p) += (v))
+#define _SKEL_FENCE_RMW() ((void)0)
 #endif
 
 /* ---------------------------------------------------------------------
@@ -14784,6 +14794,7 @@ typedef struct _skel_tnode {
     struct _skel_tnode *next;   /* rt mu: queue link */
     struct skel_farm *farm;     /* the farm it belongs to, or NULL */
     int place, flags, width;    /* where the policy put it; _SKEL_TR_ flags; CPU threads it uses */
+    int free_;                  /* taken through the ready ring (_skel_rt_submit_free) */
     int status;                 /* its result */
     char *why;                  /* the failure's message (malloc'd), or NULL */
     _skel_variant v;            /* a call's variant at place */
@@ -14844,13 +14855,84 @@ typedef struct _skel_link { char from[32], to[32]; double lat, bw; } _skel_link;
 
 static pthread_mutex_t _skel_rt_mu = PTHREAD_MUTEX_INITIALIZER;   /* taken through _skel_rt_lock */
 static pthread_cond_t _skel_rt_cv = PTHREAD_COND_INITIALIZER;    /* sleeping waiters: a task finished */
-static pthread_mutex_t _skel_rt_spare_mu = PTHREAD_MUTEX_INITIALIZER;   /* taken through _skel_mutex_spin */
+
+/* A bounded queue of pointers that any thread may push to and pop from
+   without a lock (Vyukov's bounded MPMC queue).  Invariant: the cell at
+   position pos (index pos % _SKEL_RING) is free for the producer of pos
+   when its sequence number is pos, and full for the consumer of pos when
+   it is pos + 1; a producer or consumer owns pos once its compare-and-swap
+   moved enq or deq past it, and hands the cell on with a release store of
+   the next sequence number (pos + 1, then pos + _SKEL_RING for the next
+   lap), which the next owner loads with acquire before touching the
+   pointer: each cell has one owner at a time, and what the pointer points
+   to (written before the push) is seen whole by the popper.  The stored
+   word is the sequence number minus the cell's index, so that a zeroed
+   ring is the empty one.  Full or empty: the call fails at once and the
+   caller takes its locked path. */
+#define _SKEL_RING 1024
+typedef struct _skel_ring {
+    char pad0[64];
+    size_t enq;                 /* atomic: the next position to fill */
+    char pad1[64];
+    size_t deq;                 /* atomic: the next position to empty */
+    char pad2[64];
+    struct { size_t seq; void *p; } cell[_SKEL_RING];
+} _skel_ring;
+
+#if _SKEL_POOL
+static int _skel_ring_push(_skel_ring *r, void *p)
+{
+    size_t pos = __atomic_load_n(&r->enq, __ATOMIC_RELAXED), i, seq;
+    for (;;) {
+        i = pos % _SKEL_RING;
+        seq = __atomic_load_n(&r->cell[i].seq, __ATOMIC_ACQUIRE) + i;
+        if (seq == pos) {
+            if (__atomic_compare_exchange_n(&r->enq, &pos, pos + 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) break;
+        } else if ((ptrdiff_t)(seq - pos) < 0) return 0;        /* full: a lap behind */
+        else pos = __atomic_load_n(&r->enq, __ATOMIC_RELAXED);
+    }
+    r->cell[i].p = p;
+    __atomic_store_n(&r->cell[i].seq, pos + 1 - i, __ATOMIC_RELEASE);
+    return 1;
+}
+
+static void *_skel_ring_pop(_skel_ring *r)
+{
+    size_t pos = __atomic_load_n(&r->deq, __ATOMIC_RELAXED), i, seq;
+    void *p;
+    for (;;) {
+        i = pos % _SKEL_RING;
+        seq = __atomic_load_n(&r->cell[i].seq, __ATOMIC_ACQUIRE) + i;
+        if (seq == pos + 1) {
+            if (__atomic_compare_exchange_n(&r->deq, &pos, pos + 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) break;
+        } else if ((ptrdiff_t)(seq - (pos + 1)) < 0) return NULL;  /* empty */
+        else pos = __atomic_load_n(&r->deq, __ATOMIC_RELAXED);
+    }
+    p = r->cell[i].p;
+    __atomic_store_n(&r->cell[i].seq, pos + _SKEL_RING - i, __ATOMIC_RELEASE);
+    return p;
+}
+
+/* Something is in r (a hint, but exact after a full fence on both sides). */
+static int _skel_ring_busy(_skel_ring *r)
+{
+    size_t pos = __atomic_load_n(&r->deq, __ATOMIC_SEQ_CST), i = pos % _SKEL_RING;
+    return __atomic_load_n(&r->cell[i].seq, __ATOMIC_SEQ_CST) + i == pos + 1;
+}
+#else   /* no atomics: nothing is kept or queued without the lock */
+static int _skel_ring_push(_skel_ring *r, void *p) { (void)r; (void)p; return 0; }
+static void *_skel_ring_pop(_skel_ring *r) { (void)r; return NULL; }
+static int _skel_ring_busy(_skel_ring *r) { (void)r; return 0; }
+#endif
+
+static _skel_ring _skel_rt_ready;   /* free tasks (_skel_rt_submit_free) for the host's workers */
+static _skel_ring _skel_rt_spare;   /* nodes to reuse (_skel_tnode_alloc) */
 /* What spinning workers and waiters watch, each on a cache line of its
    own: the holder of mu writes them, and with them among the runtime's
    other state every access to that state missed in every spinner's cache. */
 static struct {
     char pad0[64];
-    unsigned epoch;             /* atomic, written under mu: bumped by every push (idle workers watch it) */
+    unsigned epoch;             /* atomic: bumped by every push (idle workers watch it) */
     int queued;                 /* atomic, written under mu: tasks in the queues */
     char pad1[64];
     unsigned fin;               /* atomic, written under mu: bumped by every finish and worker stop
@@ -14858,10 +14940,14 @@ static struct {
     char pad2[64];
     int held;                   /* atomic, written by the holder of mu: 1 while held (a hint) */
     char pad3[64];
-    int spare_held;             /* atomic: the same for _skel_rt_spare_mu */
+    int hosts;                  /* atomic, written under mu: CPU workers started (queued on the
+                                   pool or running): each looks at the ready ring before it stops */
+    int free_ok, gpus, W;       /* atomic, written under mu by configure: free tasks may take the
+                                   ring; GPU places in use; CPU workers */
     char pad4[64];
+    uint64_t next_id;           /* atomic: the last submission number */
+    char pad5[64];
 } _skel_rt_sig;
-static struct { struct _skel_tnode *head; int n; } _skel_rt_spare;   /* spare mu: nodes to reuse */
 static struct {               /* what every submission and finish touches first, on few lines */
     int configured;             /* mu: the rest of the configuration is resolved */
     const _skel_policy *pol;    /* mu */
@@ -14873,12 +14959,11 @@ static struct {               /* what every submission and finish touches first,
     int W;                      /* mu: CPU workers */
     _skel_tqueue q[_SKEL_RT_MAXP];  /* mu: per place (eager: q[0] only) */
     double load[_SKEL_RT_MAXP]; /* mu: predicted seconds of work queued or running at each place */
-    int idle[_SKEL_RT_MAXP];    /* mu: workers spinning for work at each place */
+    int idle[_SKEL_RT_MAXP];    /* atomic: workers spinning for work at each place */
     int rr;                     /* mu: ws round robin */
-    uint64_t next_id;           /* mu */
-    int pending;                /* mu: tasks submitted and not finished */
+    int pending;                /* atomic, taken down under mu: tasks submitted and not finished */
     int waiters;                /* mu: threads asleep on _skel_rt_cv (after their spin) */
-    int first_status;           /* mu: the first failure since the last skel_wait_all */
+    int first_status;           /* atomic, written under mu: the first failure since the last skel_wait_all */
     skel_sched_stats st;        /* mu */
     _skel_hmodel *models;       /* mu */
     int nmodels, capmodels;
@@ -15074,26 +15159,19 @@ static const char *_skel_tnode_label(const _skel_tnode *t, char *buf, size_t siz
     return buf;
 }
 
-/* Nodes of the common size (no captured scalars) are kept for reuse, with
-   their successor arrays: a node is 1.2 KB, beyond malloc's per-thread
-   caches, and the submitter allocates what the workers free, so every
-   malloc and free took the allocator's arena lock against the others. */
+/* Nodes of the common size (no captured scalars) are kept for reuse in a
+   ring (_skel_rt_spare, up to _SKEL_RING of them), with their successor
+   arrays: a node is 1.2 KB, beyond malloc's per-thread caches, and the
+   submitter allocates what the workers free, so every malloc and free
+   took the allocator's arena lock against the others. */
 #define _SKEL_TNODE_PLAIN (sizeof(_skel_tnode) + 32)
-#define _SKEL_RT_SPARE_MAX 1024
 
 /* A zeroed node of size bytes (its succ array kept from a reused one), or NULL. */
 static _skel_tnode *_skel_tnode_alloc(size_t size)
 {
     _skel_tnode *t = NULL, **succ = NULL;
     int cap = 0;
-    if (size == _SKEL_TNODE_PLAIN) {
-        _skel_mutex_spin(&_skel_rt_spare_mu, &_skel_rt_sig.spare_held);
-        if ((t = _skel_rt_spare.head) != NULL) {
-            _skel_rt_spare.head = t->next;
-            _skel_rt_spare.n--;
-        }
-        _skel_mutex_release(&_skel_rt_spare_mu, &_skel_rt_sig.spare_held);
-    }
+    if (size == _SKEL_TNODE_PLAIN) t = (_skel_tnode *)_skel_ring_pop(&_skel_rt_spare);
     if (t) { succ = t->succ; cap = t->capsucc; }
     else if (!(t = (_skel_tnode *)SKEL_MALLOC(size))) return NULL;
     memset(t, 0, sizeof *t);
@@ -15107,17 +15185,7 @@ static void _skel_tnode_free(_skel_tnode *t)
 {
     SKEL_FREE(t->why);
     t->why = NULL;
-    if (t->bytes == _SKEL_TNODE_PLAIN) {
-        _skel_mutex_spin(&_skel_rt_spare_mu, &_skel_rt_sig.spare_held);
-        if (_skel_rt_spare.n < _SKEL_RT_SPARE_MAX) {
-            t->next = _skel_rt_spare.head;
-            _skel_rt_spare.head = t;
-            _skel_rt_spare.n++;
-            t = NULL;
-        }
-        _skel_mutex_release(&_skel_rt_spare_mu, &_skel_rt_sig.spare_held);
-        if (!t) return;
-    }
+    if (t->bytes == _SKEL_TNODE_PLAIN && _skel_ring_push(&_skel_rt_spare, t)) return;
     SKEL_FREE(t->succ);
     SKEL_FREE(t);
 }
@@ -15602,13 +15670,13 @@ static int _skel_rt_worker(void *arg);
 #endif
 
 /* An idle worker (mu released) waits until a push (epoch past seen) left
-   a task queued and mu is free, and takes mu: 1.  After SKEL_POOL_SPIN_US
-   with none it takes mu anyway: 0.  A worker tries the lock only when
-   something is queued and nobody holds it, so one push does not send
-   every idle worker into a queue on mu (each push bumps the epoch after
-   counting its task, both under mu: a worker that sees the new epoch
-   sees the count). */
-static int _skel_rt_idle_wait(unsigned seen)
+   a free task in the ready ring (host workers: 2, mu not taken) or a task
+   queued while mu is free, and takes mu: 1.  After SKEL_POOL_SPIN_US with
+   none: 0 (mu not taken).  A worker tries the lock only when something is
+   queued and nobody holds it, so one push does not send every idle worker
+   into a queue on mu (each push bumps the epoch after queueing its task:
+   a worker that sees the new epoch sees the task). */
+static int _skel_rt_idle_wait(unsigned seen, int host)
 {
 #if _SKEL_POOL
     double end = 0;
@@ -15617,6 +15685,7 @@ static int _skel_rt_idle_wait(unsigned seen)
         for (k = 0; k < 64; ++k) {
             unsigned e = _SKEL_LOAD(&_skel_rt_sig.epoch);
             if (e != seen) {
+                if (host && _skel_ring_busy(&_skel_rt_ready)) return 2;
                 if (!_SKEL_LOAD(&_skel_rt_sig.queued)) seen = e;     /* someone took it */
                 else if (_skel_mutex_try(&_skel_rt_mu, &_skel_rt_sig.held)) return 1;
             }
@@ -15626,9 +15695,23 @@ static int _skel_rt_idle_wait(unsigned seen)
         else if (_skel_now() > end) break;
     }
 #else
-    (void)seen;
+    (void)seen; (void)host;
 #endif
-    _skel_rt_lock();
+    return 0;
+}
+
+/* Worker w found nothing after its spin and stops (mu held): 1.  A CPU
+   worker first leaves the count of started ones and looks at the ready
+   ring again: a free task pushed meanwhile is seen here, or its submitter
+   saw the count fall and started a worker (_skel_rt_submit_free; a full
+   fence on both sides between the write and the read): 0, go on. */
+static int _skel_rt_retire(_skel_rtw *w)
+{
+    if (w->place != 0) return 1;
+    _SKEL_ADD(&_skel_rt_sig.hosts, -1);
+    _SKEL_FENCE_RMW();
+    if (!_skel_ring_busy(&_skel_rt_ready)) return 1;
+    _SKEL_ADD(&_skel_rt_sig.hosts, 1);
     return 0;
 }
 
@@ -15638,14 +15721,15 @@ static void _skel_rt_kick(int p)
 #if _SKEL_POOL
     _skel_rtw *w = NULL;
     int k, lo = p == 0 ? 0 : _skel_rt.W + p, hi = p == 0 ? _skel_rt.W : lo + 1;
-    _SKEL_STORE(&_skel_rt_sig.epoch, _skel_rt_sig.epoch + 1);
-    if (_skel_rt.idle[p] > 0) return;       /* a spinning worker will see the epoch */
+    _SKEL_ADD(&_skel_rt_sig.epoch, 1u);
+    if (_SKEL_LOAD(&_skel_rt.idle[p]) > 0) return;     /* a spinning worker will see the epoch */
     for (k = lo; k < hi && !w; ++k)
         if (_skel_rt.w[k].state == 0) w = &_skel_rt.w[k];
     if (!w) return;                         /* every worker of p is on it */
     if (!_skel_task_done(&w->pt[w->which]) && w->pt[w->which].fn) w->which ^= 1;
     while (w->pt[w->which].fn && !_skel_task_done(&w->pt[w->which])) _SKEL_RT_PAUSE();  /* its loop is returning */
     w->state = 1;
+    if (p == 0) _SKEL_ADD(&_skel_rt_sig.hosts, 1);
     _skel_pool_submit(&w->pt[w->which], _skel_rt_worker, w);
 #else   /* no pool: waiting threads run everything */
     (void)p;
@@ -15708,18 +15792,20 @@ static void _skel_rt_finish(_skel_tnode *t, _skel_rtw *w, double seconds, int ra
         if (ran && t->status == SKEL_OK) _skel_hist_record(t, seconds);
     }
     _skel_rt.st.tasks++;
+    if (t->free_) _skel_rt.st.by_rule++;      /* counted here: its submission took no lock */
     if (t->status != SKEL_OK) {
         if (ran) _skel_rt.st.failed++;
         else _skel_rt.st.not_run++;
         if (_skel_rt.first_status == SKEL_OK) {
-            _skel_rt.first_status = t->status;
             snprintf(_skel_rt.first_why, sizeof _skel_rt.first_why, "%s", t->why ? t->why : skel_error_string(t->status));
+            _SKEL_STORE(&_skel_rt.first_status, t->status);
         }
     }
     if (t->farm) _skel_farm_done(t->farm, t);
     for (i = 0; i < t->nsucc; ++i)
         if (--t->succ[i]->npred == 0) _skel_rt.pol->push(t->succ[i], w);
-    if (--_skel_rt.pending == 0) memset(_skel_rt.load, 0, sizeof _skel_rt.load);   /* no drift */
+    if (_SKEL_ADD(&_skel_rt.pending, -1) == 0)
+        memset(_skel_rt.load, 0, sizeof _skel_rt.load);     /* no drift */
     _SKEL_STORE(&_skel_rt_sig.fin, _skel_rt_sig.fin + 1);
     if (_skel_rt.waiters) pthread_cond_broadcast(&_skel_rt_cv);
     _skel_tnode_free(t);
@@ -15732,6 +15818,7 @@ static _skel_tnode *_skel_rt_take(_skel_rtw *w, int p)
     _skel_tnode *t;
     char label[160];
     int i;
+    if (p == 0 && (t = (_skel_tnode *)_skel_ring_pop(&_skel_rt_ready)) != NULL) return t;
     while ((t = _skel_rt.pol->pop(w, p)) != NULL) {
         for (i = 0; i < t->nacc; ++i) {
             _skel_cdeps *d = t->acc[i].c->tasks;
@@ -15757,12 +15844,15 @@ static _skel_tnode *_skel_rt_take(_skel_rtw *w, int p)
 }
 
 /* A worker's loop: take tasks for its place while there are some, spin a
-   little for more, then give its thread back to the pool. */
+   little for more, then give its thread back to the pool.  A CPU worker
+   takes free tasks from the ready ring without mu and holds mu only to
+   finish them; it takes mu to look at the policy's queues only when
+   something is queued there (or before it stops). */
 static int _skel_rt_worker(void *arg)
 {
     _skel_rtw *w = (_skel_rtw *)arg;
     _skel_tnode *t;
-    int spun = 0;
+    int spun = 0, held = 1, host = w->place == 0, r, free_;
     _skel_rt_self = w;
     if (_skel_trace.on) {
         if (w->place == 0) _skel_trace_lane("cpu worker %d", w->index);
@@ -15772,21 +15862,34 @@ static int _skel_rt_worker(void *arg)
     w->state = 2;
     for (;;) {
         double secs;
-        if ((t = _skel_rt_take(w, w->place)) == NULL) {
-            unsigned seen;
-            if (spun) break;
-            seen = _SKEL_LOAD(&_skel_rt_sig.epoch);
-            _skel_rt.idle[w->place]++;
-            _skel_rt_unlock();
-            spun = !_skel_rt_idle_wait(seen);
-            _skel_rt.idle[w->place]--;
+        unsigned seen = _SKEL_LOAD(&_skel_rt_sig.epoch);  /* before looking: a push after it changes it */
+        t = host && !held ? (_skel_tnode *)_skel_ring_pop(&_skel_rt_ready) : NULL;   /* held: take looks */
+        if (!t && (held || spun || _SKEL_LOAD(&_skel_rt_sig.queued))) {
+            if (!held) { _skel_rt_lock(); held = 1; }
+            if ((t = _skel_rt_take(w, w->place)) == NULL && spun) {
+                if (_skel_rt_retire(w)) break;
+                spun = 0;
+                continue;
+            }
+        }
+        if (!t) {
+            if (held) { _skel_rt_unlock(); held = 0; }
+            _SKEL_ADD(&_skel_rt.idle[w->place], 1);
+            r = _skel_rt_idle_wait(seen, host);
+            _SKEL_ADD(&_skel_rt.idle[w->place], -1);
+            _SKEL_FENCE_RMW();    /* pairs with _skel_rt_submit_free's */
+            held = r == 1;
+            spun = r == 0;
             continue;
         }
         spun = 0;
-        _skel_rt_unlock();
+        if (held) { _skel_rt_unlock(); held = 0; }
+        free_ = t->free_;
         secs = _skel_rt_exec(t, w->place);
         _skel_rt_lock();
         _skel_rt_finish(t, w, secs, 1);
+        if (free_) _skel_rt_unlock();
+        else held = 1;
     }
     w->state = 0;
     _SKEL_STORE(&_skel_rt_sig.fin, _skel_rt_sig.fin + 1);
@@ -15825,7 +15928,7 @@ static int _skel_rt_help(void)
 static int _skel_rt_watch(void)
 {
 #if _SKEL_POOL
-    unsigned fin = _skel_rt_sig.fin, ep = _skel_rt_sig.epoch;
+    unsigned fin = _skel_rt_sig.fin, ep = _SKEL_LOAD(&_skel_rt_sig.epoch);
     double end = 0;
     int k;
     _skel_rt_unlock();
@@ -15939,12 +16042,15 @@ static int _skel_rt_configure(const skel_sched_desc *d)
     snprintf(_skel_rt.model_dir, sizeof _skel_rt.model_dir, "%s", d->model_dir ? d->model_dir : "");
     _skel_rt.st.policy = P->name;
     _skel_rt.configured = 1;
+    _SKEL_STORE(&_skel_rt_sig.W, W);
+    _SKEL_STORE(&_skel_rt_sig.gpus, gpus);
+    _SKEL_STORE(&_skel_rt_sig.free_ok, use[0] && _skel_place_backend(0) >= 0);
     if (!_skel_rt.nofile && !_skel_rt.models_loaded) _skel_models_load_locked();
     if (!_skel_rt.atexit_done) { _skel_rt.atexit_done = 1; atexit(_skel_models_atexit); }
     return SKEL_OK;
 }
 
-static int _skel_rt_idle(void *arg) { (void)arg; return _skel_rt.pending == 0; }
+static int _skel_rt_idle(void *arg) { (void)arg; return _SKEL_LOAD(&_skel_rt.pending) == 0; }
 static int _skel_rt_stopped(void *arg)
 {
     int k;
@@ -16063,16 +16169,68 @@ static int _skel_rt_submit_locked(_skel_tnode *t)
                           _skel_tnode_label(t, label, sizeof label));
     }
     if ((rc = _skel_rt_reserve(t)) != SKEL_OK) return _skel_fail(rc, "skel_submit: out of memory");
-    t->id = ++_skel_rt.next_id;
+    t->id = _SKEL_ADD(&_skel_rt_sig.next_id, 1);
     _skel_rt_link(t);
-    _skel_rt.pending++;
+    _SKEL_ADD(&_skel_rt.pending, 1);
     if (t->npred == 0) _skel_rt.pol->push(t, _skel_rt_self);
     return SKEL_OK;
+}
+
+/* A thread that is not a worker runs the oldest free task, if any, and
+   finishes it (mu not held): 1 if it ran one. */
+static int _skel_rt_help_free(void)
+{
+    _skel_tnode *t = (_skel_tnode *)_skel_ring_pop(&_skel_rt_ready);
+    double secs;
+    if (!t) return 0;
+    secs = _skel_rt_exec(t, 0);
+    _skel_rt_lock();
+    _skel_rt_finish(t, NULL, secs, 1);
+    _skel_rt_unlock();
+    return 1;
+}
+
+/* A free task -- a user task without containers, of no farm, that only
+   the host can run -- follows nothing and nothing follows it, and every
+   policy would queue it for the host's CPU workers: it goes to the ready
+   ring without mu, and a worker (or a waiting thread) takes it from
+   there without mu; only its finish takes mu (history, statistics,
+   failures, waiters).  1 if t went there; 0: take the locked path (not
+   free, or the scheduler not configured yet).  A submitter that finds the
+   ring full runs the oldest free task itself meanwhile.  A worker
+   is started only when none spins for work (idle) and not every CPU
+   worker is started: the push, a full fence, then the reads of those
+   counts, against a worker's write of them, a full fence, then its look
+   at the ring (_skel_rt_worker, _skel_rt_retire): one of the two sees the
+   other's write, so a free task never waits for a worker that has gone. */
+static int _skel_rt_submit_free(_skel_tnode *t)
+{
+#if _SKEL_POOL
+    if (t->sk || t->nacc || t->farm || !t->ut.cpu || !_SKEL_LOAD(&_skel_rt_sig.free_ok) ||
+        (t->ut.gpu && _SKEL_LOAD(&_skel_rt_sig.gpus))) return 0;
+    t->id = _SKEL_ADD(&_skel_rt_sig.next_id, 1);
+    t->place = 0; t->pred = -1; t->width = 1; t->free_ = 1;
+    t->flags |= _SKEL_TR_FALLBACK;
+    _SKEL_ADD(&_skel_rt.pending, 1);     /* before anyone can finish it */
+    while (!_skel_ring_push(&_skel_rt_ready, t))
+        if (!_skel_rt_help_free()) _SKEL_PAUSE();
+    _SKEL_ADD(&_skel_rt_sig.epoch, 1u);
+    _SKEL_FENCE_RMW();
+    if (_SKEL_LOAD(&_skel_rt.idle[0]) > 0 || _SKEL_LOAD(&_skel_rt_sig.hosts) >= _SKEL_LOAD(&_skel_rt_sig.W)) return 1;
+    _skel_rt_lock();
+    _skel_rt_kick(0);
+    _skel_rt_unlock();
+    return 1;
+#else
+    (void)t;
+    return 0;
+#endif
 }
 
 static int _skel_rt_submit(_skel_tnode *t)
 {
     int rc = SKEL_OK;
+    if (_skel_rt_submit_free(t)) return SKEL_OK;
     _skel_rt_lock();
     if (!_skel_rt.configured) rc = _skel_rt_configure(NULL);
     if (rc == SKEL_OK) rc = _skel_rt_submit_locked(t);
@@ -16152,16 +16310,39 @@ static void _skel_tasks_forget(skel_vec *c)
     SKEL_FREE(d);
 }
 
+/* Before skel_wait_all takes mu: while only free tasks are pending (none
+   queued for the policies), run those in the ready ring and spin for the
+   others to finish, up to SKEL_POOL_SPIN_US after the last one ran: a
+   waiter that held mu meanwhile made every worker's finish wait for it. */
+static void _skel_rt_wait_free(void)
+{
+#if _SKEL_POOL
+    double end = 0;
+    int k;
+    for (;;) {
+        for (k = 0; k < 64; ++k) {
+            if (!_SKEL_LOAD(&_skel_rt.pending) || _SKEL_LOAD(&_skel_rt_sig.queued)) return;
+            if (_skel_rt_help_free()) { end = 0; k = 0; }
+            else _SKEL_PAUSE();
+        }
+        if (end == 0) end = _skel_now() + 1e-6 * SKEL_POOL_SPIN_US;
+        else if (_skel_now() > end) return;
+    }
+#endif
+}
+
 /* skel_wait_all: every task finished; the first failure since the last call. */
 static int _skel_tasks_wait_all(void)
 {
     int rc;
     if (_skel_rt_cur) return SKEL_OK;
+    _skel_rt_wait_free();
+    if (_SKEL_LOAD(&_skel_rt.pending) == 0 && _SKEL_LOAD(&_skel_rt.first_status) == SKEL_OK) return SKEL_OK;
     _skel_rt_lock();
     _skel_rt_wait_until(_skel_rt_idle, NULL);
     rc = _skel_rt.first_status;
     if (rc != SKEL_OK) snprintf(_skel_errbuf, sizeof _skel_errbuf, "%s", _skel_rt.first_why);
-    _skel_rt.first_status = SKEL_OK;
+    _SKEL_STORE(&_skel_rt.first_status, SKEL_OK);
     _skel_rt_unlock();
     return rc;
 }

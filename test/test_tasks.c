@@ -611,6 +611,123 @@ SKEL_TEST(tasks_many_threads_submit_at_once_and_every_task_runs_once)
     st_context("");
 }
 
+/* ---- free tasks: the ready ring ---- */
+/* Tasks without containers go through a lock-free ring (skel.h,
+   _skel_rt_submit_free): eight threads submit them at once under every
+   policy, each task marking its own slot (every one must run exactly
+   once), more than the ring holds without a wait (the submitter runs the
+   oldest meanwhile), every 7th failing, and wait with skel_wait_all:
+   each thread's wait must come after every task it submitted, and the
+   failures must be reported. */
+#define FR_THREADS 8
+#define FR_TASKS 3000
+typedef struct fr_arg { int slot[FR_TASKS]; int ok, failures, seen_fail; } fr_arg;
+
+static int fr_mark(skel_vec *const *d, void *arg)
+{
+    (void)d;
+    return __atomic_add_fetch((int *)arg, 1, __ATOMIC_SEQ_CST) == 1 ? SKEL_OK : SKEL_EINVAL;
+}
+
+static int fr_mark_fail(skel_vec *const *d, void *arg)
+{
+    fr_mark(d, arg);
+    return SKEL_EIO;
+}
+
+static void *fr_main(void *p)
+{
+    fr_arg *a = (fr_arg *)p;
+    int i, k, ok = 1, rc, from = 0;
+    for (i = 0; i < FR_TASKS && ok; ++i) {
+        int fail = i % 7 == 3;
+        ok = skel_task_submit(&(skel_task_desc){ .name = fail ? "fr fail" : "fr", .cpu = fail ? fr_mark_fail : fr_mark,
+                                                 .arg = &a->slot[i] }) == SKEL_OK;
+        a->failures += fail;
+        if (ok && (i % 500 == 499 || i == FR_TASKS - 1)) {   /* 1500 and more submitted between waits */
+            rc = skel_wait_all();
+            if (rc == SKEL_EIO) a->seen_fail = 1;      /* the first failure since any thread's last wait */
+            else if (rc != SKEL_OK) ok = 0;
+            for (k = from; k <= i && ok; ++k) ok = __atomic_load_n(&a->slot[k], __ATOMIC_SEQ_CST) == 1;
+            from = i + 1;
+        }
+    }
+    a->ok = ok;
+    return NULL;
+}
+
+SKEL_TEST(tasks_free_tasks_from_many_threads_run_once_and_report_failures)
+{
+    static fr_arg a[FR_THREADS];
+    pthread_t th[FR_THREADS];
+    skel_sched_stats st;
+    int i, k, p, failures;
+    for (p = 0; p < NPOL; ++p) {
+        st_context("policy %s", POLICIES[p]);
+        sched(POLICIES[p], "host", 1 + p);
+        skel_sched_stats_reset();
+        memset(a, 0, sizeof a);
+        for (i = 0; i < FR_THREADS; ++i) ST_CHECK(pthread_create(&th[i], NULL, fr_main, &a[i]) == 0);
+        for (i = 0, failures = 0; i < FR_THREADS; ++i) {
+            pthread_join(th[i], NULL);
+            failures += a[i].failures;
+        }
+        if (skel_wait_all() == SKEL_EIO) a[0].seen_fail = 1;     /* one no thread's wait took */
+        for (i = 0, k = 0; i < FR_THREADS; ++i) k += a[i].seen_fail;
+        ST_CHECK(k > 0);
+        for (i = 0; i < FR_THREADS; ++i) {
+            ST_CHECK(a[i].ok);
+            for (k = 0; k < FR_TASKS; ++k) ST_EQ_INT(a[i].slot[k], 1);
+        }
+        ST_OK(skel_wait_all());
+        skel_sched_stats_get(&st);
+        ST_EQ_INT((int)st.tasks, FR_THREADS * FR_TASKS);
+        ST_EQ_INT((int)st.failed, failures);
+        ST_EQ_INT((int)(st.by_rule + st.by_model + st.calibrating), FR_THREADS * FR_TASKS);
+    }
+    /* one thread: wait_all reports the failure (with its task) once */
+    sched("dmda", "host", 3);
+    memset(&a[0], 0, sizeof a[0]);
+    ST_OK(skel_task_submit(&(skel_task_desc){ .name = "fr fail", .cpu = fr_mark_fail, .arg = &a[0].slot[0] }));
+    for (k = 1; k < 100; ++k) ST_OK(skel_task_submit(&(skel_task_desc){ .name = "fr", .cpu = fr_mark, .arg = &a[0].slot[k] }));
+    ST_EQ_INT(skel_wait_all(), SKEL_EIO);
+    ST_CHECK(strstr(skel_last_error(), "(fr fail) failed") != NULL);
+    for (k = 0; k < 100; ++k) ST_EQ_INT(a[0].slot[k], 1);
+    ST_OK(skel_wait_all());
+    st_context("");
+}
+
+/* A free task submitted while the CPU workers give their threads back
+   (they spin SKEL_POOL_SPIN_US for work, then stop) must still be run by
+   a worker, with nobody waiting for it: its submitter starts one, or a
+   stopping worker sees it (skel.h, _skel_rt_retire).  Submitted at
+   varied delays around the spin, each task is polled for, without a wait,
+   for up to 5 s. */
+static int fr_flag(skel_vec *const *d, void *arg)
+{
+    (void)d;
+    __atomic_store_n((int *)arg, 1, __ATOMIC_SEQ_CST);
+    return SKEL_OK;
+}
+
+SKEL_TEST(tasks_free_task_runs_without_a_wait_while_workers_stop)
+{
+    int i, k, flag, lost = 0;
+    for (k = 0; k < 3; ++k) {
+        sched(POLICIES[k], "host", 1 + k);
+        for (i = 0; i < 60 && !lost; ++i) {
+            double end;
+            flag = 0;
+            nap_us(40 + 7 * (i % 30));      /* 40 - 243 us: before, during and after the workers' spin */
+            ST_OK(skel_task_submit(&(skel_task_desc){ .name = "flag", .cpu = fr_flag, .arg = &flag }));
+            for (end = _skel_now() + 5; !__atomic_load_n(&flag, __ATOMIC_SEQ_CST) && _skel_now() < end;) nap_us(20);
+            lost = !__atomic_load_n(&flag, __ATOMIC_SEQ_CST);
+        }
+        ST_CHECK(!lost);
+        ST_OK(skel_wait_all());
+    }
+}
+
 /* ---- the Farm ---- */
 SKEL_TEST(tasks_farm_runs_calls_and_tasks_blocking_and_not)
 {
