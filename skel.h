@@ -14947,6 +14947,11 @@ static struct {
     char pad4[64];
     uint64_t next_id;           /* atomic: the last submission number */
     char pad5[64];
+    int idle[_SKEL_RT_MAXP];    /* atomic: workers spinning for work at each place */
+    char pad6[64];
+    int recording;              /* atomic: finishes of free tasks between their release and their
+                                   record (_skel_rt_finish_free) */
+    char pad7[64];
 } _skel_rt_sig;
 static struct {               /* what every submission and finish touches first, on few lines */
     int configured;             /* mu: the rest of the configuration is resolved */
@@ -14959,8 +14964,8 @@ static struct {               /* what every submission and finish touches first,
     int W;                      /* mu: CPU workers */
     _skel_tqueue q[_SKEL_RT_MAXP];  /* mu: per place (eager: q[0] only) */
     double load[_SKEL_RT_MAXP]; /* mu: predicted seconds of work queued or running at each place */
-    int idle[_SKEL_RT_MAXP];    /* atomic: workers spinning for work at each place */
     int rr;                     /* mu: ws round robin */
+    int defer, deferred;        /* mu: place + 1 whose next kick is left out; one was (_skel_rt_kick) */
     int pending;                /* atomic, taken down under mu: tasks submitted and not finished */
     int waiters;                /* mu: threads asleep on _skel_rt_cv (after their spin) */
     int first_status;           /* atomic, written under mu: the first failure since the last skel_wait_all */
@@ -15670,13 +15675,15 @@ static int _skel_rt_worker(void *arg);
 #endif
 
 /* An idle worker (mu released) waits until a push (epoch past seen) left
-   a free task in the ready ring (host workers: 2, mu not taken) or a task
-   queued while mu is free, and takes mu: 1.  After SKEL_POOL_SPIN_US with
-   none: 0 (mu not taken).  A worker tries the lock only when something is
-   queued and nobody holds it, so one push does not send every idle worker
-   into a queue on mu (each push bumps the epoch after queueing its task:
-   a worker that sees the new epoch sees the task). */
-static int _skel_rt_idle_wait(unsigned seen, int host)
+   a free task in the ready ring (host workers: *t, 2, mu not taken) or a
+   task queued while mu is free, and takes mu: 1.  After SKEL_POOL_SPIN_US
+   with none: 0 (mu not taken).  A worker tries the lock only when
+   something is queued and nobody holds it, so one push does not send
+   every idle worker into a queue on mu (each push bumps the epoch after
+   queueing its task: a worker that sees the new epoch sees the task); one
+   that lost the race for a free task spins on (its idle count unchanged:
+   that count's line is not written by every spinner at every push). */
+static int _skel_rt_idle_wait(unsigned seen, int host, _skel_tnode **t)
 {
 #if _SKEL_POOL
     double end = 0;
@@ -15685,7 +15692,7 @@ static int _skel_rt_idle_wait(unsigned seen, int host)
         for (k = 0; k < 64; ++k) {
             unsigned e = _SKEL_LOAD(&_skel_rt_sig.epoch);
             if (e != seen) {
-                if (host && _skel_ring_busy(&_skel_rt_ready)) return 2;
+                if (host && (*t = (_skel_tnode *)_skel_ring_pop(&_skel_rt_ready)) != NULL) return 2;
                 if (!_SKEL_LOAD(&_skel_rt_sig.queued)) seen = e;     /* someone took it */
                 else if (_skel_mutex_try(&_skel_rt_mu, &_skel_rt_sig.held)) return 1;
             }
@@ -15695,7 +15702,7 @@ static int _skel_rt_idle_wait(unsigned seen, int host)
         else if (_skel_now() > end) break;
     }
 #else
-    (void)seen; (void)host;
+    (void)seen; (void)host; (void)t;
 #endif
     return 0;
 }
@@ -15715,14 +15722,22 @@ static int _skel_rt_retire(_skel_rtw *w)
     return 0;
 }
 
-/* Make sure place p has a worker that will look at its queue (mu held). */
+/* Make sure place p has a worker that will look at its queue (mu held).
+   Left out once for the place of a worker that finishes a task and takes
+   the next at once (_skel_rt.defer; it kicks after its take if that left
+   something queued): a chain then wakes no idle worker at each step. */
 static void _skel_rt_kick(int p)
 {
 #if _SKEL_POOL
     _skel_rtw *w = NULL;
     int k, lo = p == 0 ? 0 : _skel_rt.W + p, hi = p == 0 ? _skel_rt.W : lo + 1;
+    if (_skel_rt.defer == p + 1) {
+        _skel_rt.defer = 0;
+        _skel_rt.deferred = 1;
+        return;
+    }
     _SKEL_ADD(&_skel_rt_sig.epoch, 1u);
-    if (_SKEL_LOAD(&_skel_rt.idle[p]) > 0) return;     /* a spinning worker will see the epoch */
+    if (_SKEL_LOAD(&_skel_rt_sig.idle[p]) > 0) return;     /* a spinning worker will see the epoch */
     for (k = lo; k < hi && !w; ++k)
         if (_skel_rt.w[k].state == 0) w = &_skel_rt.w[k];
     if (!w) return;                         /* every worker of p is on it */
@@ -15804,7 +15819,7 @@ static void _skel_rt_finish(_skel_tnode *t, _skel_rtw *w, double seconds, int ra
     if (t->farm) _skel_farm_done(t->farm, t);
     for (i = 0; i < t->nsucc; ++i)
         if (--t->succ[i]->npred == 0) _skel_rt.pol->push(t->succ[i], w);
-    if (_SKEL_ADD(&_skel_rt.pending, -1) == 0)
+    if ((t->free_ == 2 ? _SKEL_LOAD(&_skel_rt.pending) : _SKEL_ADD(&_skel_rt.pending, -1)) == 0)
         memset(_skel_rt.load, 0, sizeof _skel_rt.load);     /* no drift */
     _SKEL_STORE(&_skel_rt_sig.fin, _skel_rt_sig.fin + 1);
     if (_skel_rt.waiters) pthread_cond_broadcast(&_skel_rt_cv);
@@ -15843,6 +15858,38 @@ static _skel_tnode *_skel_rt_take(_skel_rtw *w, int p)
     return NULL;
 }
 
+/* Free task t ran (mu not held): finish it.  One that succeeded is
+   released first -- pending falls before mu is taken, so whoever waits for
+   it goes on while its time and statistics are recorded, and readers of
+   those wait for such records (_skel_rt_settle); a failure is recorded
+   before the release (the locked path), as skel_wait_all returns it. */
+static void _skel_rt_finish_free(_skel_tnode *t, _skel_rtw *w, double secs)
+{
+    int released = t->status == SKEL_OK;
+    if (released) {
+        _SKEL_ADD(&_skel_rt_sig.recording, 1);
+        t->free_ = 2;
+        _SKEL_ADD(&_skel_rt.pending, -1);
+    }
+    _skel_rt_lock();
+    _skel_rt_finish(t, w, secs, 1);
+    _skel_rt_unlock();
+    if (released) _SKEL_ADD(&_skel_rt_sig.recording, -1);
+}
+
+/* Wait (mu not held) until the records of released free tasks are in
+   (a record takes well under a microsecond; at most a second, so that an
+   exit with a worker stopped mid-record cannot hang). */
+static void _skel_rt_settle(void)
+{
+    double end = 0;
+    while (_SKEL_LOAD(&_skel_rt_sig.recording)) {
+        if (end == 0) end = _skel_now() + 1;
+        else if (_skel_now() > end) break;
+        _SKEL_RT_PAUSE();
+    }
+}
+
 /* A worker's loop: take tasks for its place while there are some, spin a
    little for more, then give its thread back to the pool.  A CPU worker
    takes free tasks from the ready ring without mu and holds mu only to
@@ -15852,7 +15899,7 @@ static int _skel_rt_worker(void *arg)
 {
     _skel_rtw *w = (_skel_rtw *)arg;
     _skel_tnode *t;
-    int spun = 0, held = 1, host = w->place == 0, r, free_;
+    int spun = 0, held = 1, host = w->place == 0, r;
     _skel_rt_self = w;
     if (_skel_trace.on) {
         if (w->place == 0) _skel_trace_lane("cpu worker %d", w->index);
@@ -15866,7 +15913,12 @@ static int _skel_rt_worker(void *arg)
         t = host && !held ? (_skel_tnode *)_skel_ring_pop(&_skel_rt_ready) : NULL;   /* held: take looks */
         if (!t && (held || spun || _SKEL_LOAD(&_skel_rt_sig.queued))) {
             if (!held) { _skel_rt_lock(); held = 1; }
-            if ((t = _skel_rt_take(w, w->place)) == NULL && spun) {
+            t = _skel_rt_take(w, w->place);
+            if (_skel_rt.deferred) {    /* the kick its finish left out: needed unless it took that task */
+                _skel_rt.deferred = 0;
+                if (!t || _SKEL_LOAD(&_skel_rt_sig.queued)) _skel_rt_kick(w->place);
+            }
+            if (!t && spun) {
                 if (_skel_rt_retire(w)) break;
                 spun = 0;
                 continue;
@@ -15874,22 +15926,27 @@ static int _skel_rt_worker(void *arg)
         }
         if (!t) {
             if (held) { _skel_rt_unlock(); held = 0; }
-            _SKEL_ADD(&_skel_rt.idle[w->place], 1);
-            r = _skel_rt_idle_wait(seen, host);
-            _SKEL_ADD(&_skel_rt.idle[w->place], -1);
-            _SKEL_FENCE_RMW();    /* pairs with _skel_rt_submit_free's */
-            held = r == 1;
-            spun = r == 0;
-            continue;
+            _SKEL_ADD(&_skel_rt_sig.idle[w->place], 1);
+            r = _skel_rt_idle_wait(seen, host, &t);
+            _SKEL_ADD(&_skel_rt_sig.idle[w->place], -1);
+            if (r != 2) {
+                held = r == 1;
+                spun = r == 0;
+                continue;
+            }
         }
         spun = 0;
         if (held) { _skel_rt_unlock(); held = 0; }
-        free_ = t->free_;
         secs = _skel_rt_exec(t, w->place);
+        if (t->free_) {
+            _skel_rt_finish_free(t, w, secs);
+            continue;
+        }
         _skel_rt_lock();
+        held = 1;
+        _skel_rt.defer = w->place + 1;  /* it takes again at once: the first push for its place needs no kick */
         _skel_rt_finish(t, w, secs, 1);
-        if (free_) _skel_rt_unlock();
-        else held = 1;
+        _skel_rt.defer = 0;
     }
     w->state = 0;
     _SKEL_STORE(&_skel_rt_sig.fin, _skel_rt_sig.fin + 1);
@@ -16181,12 +16238,8 @@ static int _skel_rt_submit_locked(_skel_tnode *t)
 static int _skel_rt_help_free(void)
 {
     _skel_tnode *t = (_skel_tnode *)_skel_ring_pop(&_skel_rt_ready);
-    double secs;
     if (!t) return 0;
-    secs = _skel_rt_exec(t, 0);
-    _skel_rt_lock();
-    _skel_rt_finish(t, NULL, secs, 1);
-    _skel_rt_unlock();
+    _skel_rt_finish_free(t, NULL, _skel_rt_exec(t, 0));
     return 1;
 }
 
@@ -16198,11 +16251,11 @@ static int _skel_rt_help_free(void)
    failures, waiters).  1 if t went there; 0: take the locked path (not
    free, or the scheduler not configured yet).  A submitter that finds the
    ring full runs the oldest free task itself meanwhile.  A worker
-   is started only when none spins for work (idle) and not every CPU
-   worker is started: the push, a full fence, then the reads of those
-   counts, against a worker's write of them, a full fence, then its look
-   at the ring (_skel_rt_worker, _skel_rt_retire): one of the two sees the
-   other's write, so a free task never waits for a worker that has gone. */
+   is started (under mu) only when not every CPU worker is: the push, a
+   full fence, then the read of that count, against a stopping worker's
+   write of it, a full fence, then its look at the ring (_skel_rt_retire):
+   one of the two sees the other's write, so a free task never waits for a
+   worker that has gone. */
 static int _skel_rt_submit_free(_skel_tnode *t)
 {
 #if _SKEL_POOL
@@ -16216,7 +16269,7 @@ static int _skel_rt_submit_free(_skel_tnode *t)
         if (!_skel_rt_help_free()) _SKEL_PAUSE();
     _SKEL_ADD(&_skel_rt_sig.epoch, 1u);
     _SKEL_FENCE_RMW();
-    if (_SKEL_LOAD(&_skel_rt.idle[0]) > 0 || _SKEL_LOAD(&_skel_rt_sig.hosts) >= _SKEL_LOAD(&_skel_rt_sig.W)) return 1;
+    if (_SKEL_LOAD(&_skel_rt_sig.hosts) >= _SKEL_LOAD(&_skel_rt_sig.W)) return 1;
     _skel_rt_lock();
     _skel_rt_kick(0);
     _skel_rt_unlock();
@@ -16473,6 +16526,7 @@ void skel_sched_stats_get(skel_sched_stats *out)
 {
     int a, b;
     if (!out) return;
+    _skel_rt_settle();          /* the records of free tasks released before them */
     _skel_rt_lock();
     *out = _skel_rt.st;
     _skel_rt_unlock();
@@ -16487,6 +16541,7 @@ void skel_sched_stats_get(skel_sched_stats *out)
 void skel_sched_stats_reset(void)
 {
     int a, b;
+    _skel_rt_settle();          /* the records of free tasks released before them */
     _skel_rt_lock();
     memset(&_skel_rt.st, 0, sizeof _skel_rt.st);
     _skel_rt.st.policy = _skel_rt.pol ? _skel_rt.pol->name : NULL;
@@ -16503,6 +16558,7 @@ double _skel_models_predict(const char *name, const char *place, uint64_t a, uin
     double t = -1;
     int i;
     fp[0] = a; fp[1] = b;
+    _skel_rt_settle();          /* the records of free tasks released before them */
     _skel_rt_lock();
     for (i = 0; i < _skel_rt.nmodels; ++i)
         if (strcmp(_skel_rt.models[i].name, name) == 0 && strcmp(_skel_rt.models[i].place, place) == 0)
@@ -16780,6 +16836,7 @@ int skel_models_save(void)
     char path[4200];
     _skel_buf b;
     int rc;
+    _skel_rt_settle();          /* the records of free tasks released before them */
     _skel_rt_lock();
     if (!_skel_rt.configured || _skel_rt.nofile || (!_skel_rt.models_dirty && !_skel_rt.nmodels)) {
         _skel_rt_unlock();
