@@ -14780,28 +14780,30 @@ typedef struct _skel_tacc {
     int slot;                   /* rt mu: its index in c's readers, -1 when not there */
 } _skel_tacc;
 
+/* What every task's run and finish read comes first, the user task next:
+   a free task's few lines move from its submitter to a worker. */
 typedef struct _skel_tnode {
     uint64_t id;                /* submission number, from 1 */
     skel_skeleton *sk;          /* a skeleton call; NULL: a user task */
-    skel_call call;             /* its operands; captured scalars point into cap */
-    _skel_shape sh;
-    skel_task_desc ut;          /* a user task */
-    _skel_tacc acc[_SKEL_RT_MAXACC];
     int nacc;
     int npred;                  /* rt mu: unfinished tasks it follows */
-    struct _skel_tnode **succ;  /* rt mu: tasks that follow it */
+    int place, flags, width;    /* where the policy put it; _SKEL_TR_ flags; CPU threads it uses */
+    int free_;                  /* taken through the ready ring (_skel_rt_submit_free); 2: released */
+    int status;                 /* its result */
     int nsucc, capsucc;
+    struct _skel_tnode **succ;  /* rt mu: tasks that follow it */
     struct _skel_tnode *next;   /* rt mu: queue link */
     struct skel_farm *farm;     /* the farm it belongs to, or NULL */
-    int place, flags, width;    /* where the policy put it; _SKEL_TR_ flags; CPU threads it uses */
-    int free_;                  /* taken through the ready ring (_skel_rt_submit_free) */
-    int status;                 /* its result */
     char *why;                  /* the failure's message (malloc'd), or NULL */
-    _skel_variant v;            /* a call's variant at place */
-    double pred, work;          /* predicted seconds at place; pred * width charged to its load */
     uint64_t key;               /* its history model's instance key */
     uint64_t fp[2];             /* its footprint (context point or size) */
+    double pred, work;          /* predicted seconds at place; pred * width charged to its load */
     size_t bytes;               /* size of this node, captures included */
+    skel_task_desc ut;          /* a user task */
+    skel_call call;             /* its operands; captured scalars point into cap */
+    _skel_shape sh;
+    _skel_tacc acc[_SKEL_RT_MAXACC];
+    _skel_variant v;            /* a call's variant at place */
     unsigned char cap[1];       /* the captured scalars (more bytes follow) */
 } _skel_tnode;
 
@@ -14949,6 +14951,8 @@ static struct {
     char pad5[64];
     int idle[_SKEL_RT_MAXP];    /* atomic: workers spinning for work at each place */
     char pad6[64];
+    int pending;                /* atomic, taken down under mu (but for released free tasks):
+                                   tasks submitted and not finished */
     int recording;              /* atomic: finishes of free tasks between their release and their
                                    record (_skel_rt_finish_free) */
     char pad7[64];
@@ -14966,7 +14970,6 @@ static struct {               /* what every submission and finish touches first,
     double load[_SKEL_RT_MAXP]; /* mu: predicted seconds of work queued or running at each place */
     int rr;                     /* mu: ws round robin */
     int defer, deferred;        /* mu: place + 1 whose next kick is left out; one was (_skel_rt_kick) */
-    int pending;                /* atomic, taken down under mu: tasks submitted and not finished */
     int waiters;                /* mu: threads asleep on _skel_rt_cv (after their spin) */
     int first_status;           /* atomic, written under mu: the first failure since the last skel_wait_all */
     skel_sched_stats st;        /* mu */
@@ -15819,7 +15822,7 @@ static void _skel_rt_finish(_skel_tnode *t, _skel_rtw *w, double seconds, int ra
     if (t->farm) _skel_farm_done(t->farm, t);
     for (i = 0; i < t->nsucc; ++i)
         if (--t->succ[i]->npred == 0) _skel_rt.pol->push(t->succ[i], w);
-    if ((t->free_ == 2 ? _SKEL_LOAD(&_skel_rt.pending) : _SKEL_ADD(&_skel_rt.pending, -1)) == 0)
+    if (t->free_ != 2 && _SKEL_ADD(&_skel_rt_sig.pending, -1) == 0)
         memset(_skel_rt.load, 0, sizeof _skel_rt.load);     /* no drift */
     _SKEL_STORE(&_skel_rt_sig.fin, _skel_rt_sig.fin + 1);
     if (_skel_rt.waiters) pthread_cond_broadcast(&_skel_rt_cv);
@@ -15869,7 +15872,7 @@ static void _skel_rt_finish_free(_skel_tnode *t, _skel_rtw *w, double secs)
     if (released) {
         _SKEL_ADD(&_skel_rt_sig.recording, 1);
         t->free_ = 2;
-        _SKEL_ADD(&_skel_rt.pending, -1);
+        _SKEL_ADD(&_skel_rt_sig.pending, -1);
     }
     _skel_rt_lock();
     _skel_rt_finish(t, w, secs, 1);
@@ -16107,7 +16110,7 @@ static int _skel_rt_configure(const skel_sched_desc *d)
     return SKEL_OK;
 }
 
-static int _skel_rt_idle(void *arg) { (void)arg; return _SKEL_LOAD(&_skel_rt.pending) == 0; }
+static int _skel_rt_idle(void *arg) { (void)arg; return _SKEL_LOAD(&_skel_rt_sig.pending) == 0; }
 static int _skel_rt_stopped(void *arg)
 {
     int k;
@@ -16228,7 +16231,7 @@ static int _skel_rt_submit_locked(_skel_tnode *t)
     if ((rc = _skel_rt_reserve(t)) != SKEL_OK) return _skel_fail(rc, "skel_submit: out of memory");
     t->id = _SKEL_ADD(&_skel_rt_sig.next_id, 1);
     _skel_rt_link(t);
-    _SKEL_ADD(&_skel_rt.pending, 1);
+    _SKEL_ADD(&_skel_rt_sig.pending, 1);
     if (t->npred == 0) _skel_rt.pol->push(t, _skel_rt_self);
     return SKEL_OK;
 }
@@ -16264,7 +16267,7 @@ static int _skel_rt_submit_free(_skel_tnode *t)
     t->id = _SKEL_ADD(&_skel_rt_sig.next_id, 1);
     t->place = 0; t->pred = -1; t->width = 1; t->free_ = 1;
     t->flags |= _SKEL_TR_FALLBACK;
-    _SKEL_ADD(&_skel_rt.pending, 1);     /* before anyone can finish it */
+    _SKEL_ADD(&_skel_rt_sig.pending, 1);     /* before anyone can finish it */
     while (!_skel_ring_push(&_skel_rt_ready, t))
         if (!_skel_rt_help_free()) _SKEL_PAUSE();
     _SKEL_ADD(&_skel_rt_sig.epoch, 1u);
@@ -16363,10 +16366,10 @@ static void _skel_tasks_forget(skel_vec *c)
     SKEL_FREE(d);
 }
 
-/* Before skel_wait_all takes mu: while only free tasks are pending (none
-   queued for the policies), run those in the ready ring and spin for the
-   others to finish, up to SKEL_POOL_SPIN_US after the last one ran: a
-   waiter that held mu meanwhile made every worker's finish wait for it. */
+/* Before skel_wait_all takes mu: while nothing is queued for the
+   policies, run the free tasks in the ready ring and spin for the others
+   to finish, up to SKEL_POOL_SPIN_US after the last one ran: a waiter
+   that held mu meanwhile made every worker's finish wait for it. */
 static void _skel_rt_wait_free(void)
 {
 #if _SKEL_POOL
@@ -16374,7 +16377,7 @@ static void _skel_rt_wait_free(void)
     int k;
     for (;;) {
         for (k = 0; k < 64; ++k) {
-            if (!_SKEL_LOAD(&_skel_rt.pending) || _SKEL_LOAD(&_skel_rt_sig.queued)) return;
+            if (!_SKEL_LOAD(&_skel_rt_sig.pending) || _SKEL_LOAD(&_skel_rt_sig.queued)) return;
             if (_skel_rt_help_free()) { end = 0; k = 0; }
             else _SKEL_PAUSE();
         }
@@ -16390,7 +16393,7 @@ static int _skel_tasks_wait_all(void)
     int rc;
     if (_skel_rt_cur) return SKEL_OK;
     _skel_rt_wait_free();
-    if (_SKEL_LOAD(&_skel_rt.pending) == 0 && _SKEL_LOAD(&_skel_rt.first_status) == SKEL_OK) return SKEL_OK;
+    if (_SKEL_LOAD(&_skel_rt_sig.pending) == 0 && _SKEL_LOAD(&_skel_rt.first_status) == SKEL_OK) return SKEL_OK;
     _skel_rt_lock();
     _skel_rt_wait_until(_skel_rt_idle, NULL);
     rc = _skel_rt.first_status;
