@@ -4656,12 +4656,17 @@ int skel_wait(skel_vec *c)
     return rc;
 }
 
+/* The devices first, the tasks next: a device's wait (a microsecond or
+   more, idle or not) then overlaps the tasks still running.  Nothing is
+   missed: a task leaves nothing queued on a device (a GPU worker waits for
+   its GPU after each call; host tasks run bound to the host). */
 int skel_wait_all(void)
 {
-    int s, rc = _skel_tasks_wait_all(), r;
+    int s, rc = SKEL_OK, r;
     for (s = 1; s < _SKEL_LOAD(&_skel_nspaces); ++s)
         if (_skel_spaces[s].wait && (r = _skel_spaces[s].wait(_skel_spaces[s].ctx)) != SKEL_OK && rc == SKEL_OK) rc = r;
-    return rc;
+    r = _skel_tasks_wait_all();
+    return r != SKEL_OK ? r : rc;
 }
 
 /* ---------------------------------------------------------------------
