@@ -522,7 +522,7 @@ SKEL_TEST(tasks_waits_from_many_threads_see_their_results)
 /* ---- many threads submitting at once ---- */
 /* Submitters and workers meet on the scheduler's mutex (taken with a
    spin), idle workers wait for pushes without it, waiters spin on
-   finishes, and nodes are reused from a spare list: eight threads submit
+   finishes, and nodes are reused from a spare ring: eight threads submit
    at once, under every policy, empty tasks without data, a chain of
    read-write tasks on a container of their own, calls whose captured
    scalar changes right after submission (nodes not reused), and waits;
