@@ -305,6 +305,53 @@ SKEL_TEST(tasks_independent_tasks_really_overlap)
     st_context("");
 }
 
+/* Tasks a worker's finish makes ready, and free tasks, reach idle
+   workers with nobody waiting (the waiter would run one itself): three
+   readers of what one task wrote, then three free tasks, must each meet
+   on three CPU workers.  A worker that finishes a task and takes the next
+   at once leaves out one wake-up (skel.h, _skel_rt_kick's defer); the
+   others must still be woken. */
+typedef struct tk_meet3 { int started, met; } tk_meet3;
+static int tk_meet3_fn(skel_vec *const *d, void *arg)
+{
+    tk_meet3 *m = (tk_meet3 *)arg;
+    double end = _skel_now() + 5;
+    (void)d;
+    __atomic_add_fetch(&m->started, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&m->started, __ATOMIC_SEQ_CST) < 3 && _skel_now() < end) nap_us(100);
+    if (__atomic_load_n(&m->started, __ATOMIC_SEQ_CST) >= 3) __atomic_add_fetch(&m->met, 1, __ATOMIC_SEQ_CST);
+    return SKEL_OK;
+}
+
+static void meet3_poll(tk_meet3 *m)
+{
+    double end = _skel_now() + 10;
+    while (__atomic_load_n(&m->met, __ATOMIC_SEQ_CST) < 3 && _skel_now() < end) nap_us(200);
+}
+
+SKEL_TEST(tasks_ready_successors_and_free_tasks_reach_idle_workers)
+{
+    tk_arg w1 = { 0, 5, 0, 0 };
+    int p, i;
+    for (p = 0; p < NPOL; ++p) {
+        tk_meet3 m = { 0, 0 }, f = { 0, 0 };
+        skel_vec *x = uvec(10, 1);
+        st_context("policy %s", POLICIES[p]);
+        sched(POLICIES[p], "host", 3);
+        submit_task(tk_fill, &w1, x, SKEL_WRITE, NULL, 0);
+        for (i = 0; i < 3; ++i)
+            ST_OK(skel_task_submit(&(skel_task_desc){ .name = "meet3", .cpu = tk_meet3_fn, .data = { x }, .mode = { SKEL_READ }, .arg = &m }));
+        meet3_poll(&m);
+        ST_EQ_INT(__atomic_load_n(&m.met, __ATOMIC_SEQ_CST), 3);
+        for (i = 0; i < 3; ++i) ST_OK(skel_task_submit(&(skel_task_desc){ .name = "meet3 free", .cpu = tk_meet3_fn, .arg = &f }));
+        meet3_poll(&f);
+        ST_EQ_INT(__atomic_load_n(&f.met, __ATOMIC_SEQ_CST), 3);
+        ST_OK(skel_wait_all());
+        skel_free(x);
+    }
+    st_context("");
+}
+
 /* ---- random programs: asynchronous against sequential ---- */
 #define DAG_VECS 8
 #define DAG_N 257
