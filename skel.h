@@ -15765,11 +15765,10 @@ static int _skel_rt_retire(_skel_rtw *w)
    Left out once for the place of a worker that finishes a task and takes
    the next at once (_skel_rt.defer; it kicks after its take if that left
    something queued): a chain then wakes no idle worker at each step. */
+static void _skel_rt_start(int p);
 static void _skel_rt_kick(int p)
 {
 #if _SKEL_POOL
-    _skel_rtw *w = NULL;
-    int k, lo = p == 0 ? 0 : _skel_rt.W + p, hi = p == 0 ? _skel_rt.W : lo + 1;
     if (_skel_rt.defer == p + 1) {
         _skel_rt.defer = 0;
         _skel_rt.deferred = 1;
@@ -15777,6 +15776,18 @@ static void _skel_rt_kick(int p)
     }
     _SKEL_ADD(&_skel_rt_sig.epoch, 1u);
     if (_SKEL_LOAD(&_skel_rt_sig.idle[p]) > 0) return;     /* a spinning worker will see the epoch */
+    _skel_rt_start(p);
+#else   /* no pool: waiting threads run everything */
+    (void)p;
+#endif
+}
+
+/* Start a stopped worker of place p, if there is one (mu held). */
+static void _skel_rt_start(int p)
+{
+#if _SKEL_POOL
+    _skel_rtw *w = NULL;
+    int k, lo = p == 0 ? 0 : _skel_rt.W + p, hi = p == 0 ? _skel_rt.W : lo + 1;
     for (k = lo; k < hi && !w; ++k)
         if (_skel_rt.w[k].state == 0) w = &_skel_rt.w[k];
     if (!w) return;                         /* every worker of p is on it */
@@ -16310,7 +16321,7 @@ static int _skel_rt_submit_free(_skel_tnode *t)
     _SKEL_FENCE_RMW();
     if (_SKEL_LOAD(&_skel_rt_sig.hosts) >= _SKEL_LOAD(&_skel_rt_sig.W)) return 1;
     _skel_rt_lock();
-    _skel_rt_kick(0);
+    _skel_rt_start(0);          /* not kick: spinning workers may all be taken by the tasks before */
     _skel_rt_unlock();
     return 1;
 #else

@@ -310,7 +310,8 @@ SKEL_TEST(tasks_independent_tasks_really_overlap)
    readers of what one task wrote, then three free tasks, must each meet
    on three CPU workers.  A worker that finishes a task and takes the next
    at once leaves out one wake-up (skel.h, _skel_rt_kick's defer); the
-   others must still be woken. */
+   others must still be woken.  Workers are pool tasks: the pool gets
+   three threads first (it starts with one per CPU but one). */
 typedef struct tk_meet3 { int started, met; } tk_meet3;
 static int tk_meet3_fn(skel_vec *const *d, void *arg)
 {
@@ -333,6 +334,7 @@ SKEL_TEST(tasks_ready_successors_and_free_tasks_reach_idle_workers)
 {
     tk_arg w1 = { 0, 5, 0, 0 };
     int p, i;
+    _skel_pool_wake(4);
     for (p = 0; p < NPOL; ++p) {
         tk_meet3 m = { 0, 0 }, f = { 0, 0 };
         skel_vec *x = uvec(10, 1);
