@@ -923,9 +923,9 @@
                 it only to be recorded, after its waiters are released; a
                 worker that takes the next task of a chain wakes nobody;
                 skel_wait_all waits for the devices while tasks finish
-                (H100 host, 15 CPU workers, worst of 3 runs: independent
-                empty tasks 1.46 us, were 2.63; a chain 1.36, was 1.83;
-                one waited for 1.82, was 1.98).
+                (H100 host, 15 CPU workers, medians of 3 runs: independent
+                empty tasks 1.31 us, were 2.83; a chain 1.39, was 2.34;
+                one waited for 1.82, was 1.81; every run under 2 us).
               - Pool on a shared machine: a worker that finds itself on its
                 caller's CPU moves off it, and an idle worker's spin counts
                 only time it ran (2-vCPU VM, a process spinning on one CPU:
