@@ -412,11 +412,18 @@
        bytes between places as the one before it: the call that
        distributes a chain's data is no measure of the calls after it;
        SKEL_SPLIT_REFINE=0 turns this off; SKEL_VERBOSE=1 logs each
-       change).  A GPU part's time is when its place's completion stamp
-       fired (CUDA: a host function in stream order); OpenCL places have
-       none yet, so theirs is when the wait returned, after the host's
-       parts: there refinement only learns while the device's part is the
-       slower one.
+       change).  A GPU part's time comes from its place's time marks
+       (CUDA: a pair of events around its parts, timed by the device)
+       when it ended before the host's parts, else from the wait's end
+       (it was the later one; a place whose end mark has passed is not
+       waited for); OpenCL places have no marks yet, so theirs is when the
+       wait returned, after the host's parts: there refinement only
+       learns while the device's part is the slower one.
+       Profile: under SKEL_TRACE a split call records its steps (layout,
+       prepare, host data, submit, marks, gpu part, host part queued and
+       host part on the worker that ran it, waits, record, refine, the
+       whole call; "split: gpu finish" spans the start to the GPU part's
+       end) as tasks of the calling thread, with the copies.
        Overlap: the GPU parts' uploads run on the calling thread while
        the host parts already run on the pool (when they upload 1 MiB or
        more; below that the host parts run on the calling thread once the
@@ -1682,6 +1689,7 @@ size_t _skel_pool_parts(int width, size_t n);
 void _skel_pool_submit(_skel_task *t, int (*fn)(void *arg), void *arg);
 int _skel_task_done(_skel_task *t);
 int _skel_task_wait(_skel_task *t);
+int _skel_task_join(_skel_task *t, double spin);
 void _skel_pool_wake(int width);
 void _skel_pool_stop(void);
 int _skel_pool_threads(void);
@@ -2811,6 +2819,18 @@ static int _skel_env_int(const char *name, int fallback) { return _skel_env_int_
 
 static void _skel_verbose_read(void) { _skel_verbose = _skel_env_int_max("SKEL_VERBOSE", 0, 3); }
 
+/* 1 when a message of this level goes anywhere (a sink, or SKEL_VERBOSE
+   asks for it): a caller that formats much asks first. */
+static int _skel_log_wanted(int level)
+{
+    int sink;
+    pthread_once(&_skel_verbose_once, _skel_verbose_read);
+    pthread_mutex_lock(&_skel_log_lock);
+    sink = _skel_log_sink != NULL;
+    pthread_mutex_unlock(&_skel_log_lock);
+    return sink || (_skel_verbose > 0 && level <= _skel_verbose + 1);
+}
+
 static void _skel_log(int level, const char *fmt, ...)
 {
     va_list ap;
@@ -3368,6 +3388,11 @@ int _skel_trace_flush(void)
        taken yet runs on the waiting thread instead, so a wait never
        depends on a free worker (a task that waits for another task, or
        a wait from inside a chunk, cannot deadlock the pool).
+   _skel_task_join(&t, spin)
+       _skel_task_wait, but while a worker runs t the caller spins for up
+       to `spin` seconds before it sleeps: waking from the pool's
+       condition variable cost a split call tens of microseconds on the
+       H100 host, where its host part ends just before the call does.
    Together these cover the later uses: a split call submits its CPU
    part (a task that runs _skel_pool_for) and drives the GPUs from the
    calling thread meanwhile; asynchronous calls and Farm or Pipeline
@@ -3956,6 +3981,18 @@ int _skel_task_wait(_skel_task *t)
     return t->status;
 }
 
+int _skel_task_join(_skel_task *t, double spin)
+{
+    double end = 0;
+    while (_SKEL_SC_LOAD(&t->state) == _SKEL_TASK_RUNNING) {
+        double now = _skel_now();
+        if (end == 0) end = now + spin;
+        else if (now > end) break;
+        _SKEL_PAUSE();
+    }
+    return _skel_task_wait(t);
+}
+
 #else   /* no atomics: every call runs on its caller; tasks run when waited for */
 void _skel_pool_for(int width, int parts, size_t n, _skel_body body, void *ctx)
 {
@@ -3972,6 +4009,7 @@ int _skel_task_wait(_skel_task *t)
     if (t->state != _SKEL_TASK_DONE) { t->status = t->fn(t->arg); t->state = _SKEL_TASK_DONE; }
     return t->status;
 }
+int _skel_task_join(_skel_task *t, double spin) { (void)spin; return _skel_task_wait(t); }
 void _skel_pool_wake(int width) { (void)width; }
 void _skel_pool_reserve(int n) { (void)n; }
 void _skel_pool_stop(void) {}
@@ -4113,7 +4151,7 @@ static long _skel_oob_now(void)
        the tuner's operand placement; s must hold all of it already).
    _skel_spaces[p], _skel_nspaces        the places: name, backend, device,
        and the space's copy functions (range copies, byte offsets), wait
-       and (optional) stamp.
+       and (optional) time marks.
    _skel_part_io(sk, c, sh, &io)         the element ranges part sh of call c
        reads of each input and writes of call.out (halos included);
    _skel_part_missing(sk, c, sh, s)      bytes of them space s lacks (what
@@ -4141,15 +4179,20 @@ typedef struct _skel_space {
     int (*upload)(void *ctx, void *dev, size_t off, const void *host, size_t bytes);
     int (*download)(void *ctx, void *host, const void *dev, size_t off, size_t bytes);
     int (*wait)(void *ctx);     /* until everything queued in this space has finished */
-    /* Optional: once everything queued so far in this space has finished,
-       store that time (_skel_now in nanoseconds) in *when, atomically; *when
-       must live until wait returns.  SKEL_OK, else it will not. */
-    int (*stamp)(void *ctx, int64_t *when);
+    /* Optional: time marks in this space's queue, timed by the device (a
+       split's GPU part times).  mark(ctx, &m) with m NULL queues a new
+       pair's start mark, with m set its end mark (SKEL_OK, or m is NULL
+       after a failed start).  marked(ctx, m, &secs): 0 while m's end is
+       still ahead; else 1 with secs the seconds from its start to its end
+       as the device ran them (-1: unknown), and m is freed.  Every m a
+       mark made goes to marked until it answers 1 (after wait it does). */
+    int (*mark)(void *ctx, void **m);
+    int (*marked)(void *ctx, void *m, double *secs);
 } _skel_space;
 
 /* Appended by GPU providers (under _skel_gpu_lock) and published like the
    backend registry: entries below _SKEL_LOAD(&_skel_nspaces) never change. */
-static _skel_space _skel_spaces[_SKEL_MAX_SPACES] = { { "host", NULL, 0, 0, 0, 0, 0, 0, 0, 0 } };
+static _skel_space _skel_spaces[_SKEL_MAX_SPACES] = { { "host", NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0 } };
 static int _skel_nspaces = 1;
 
 /* Register a device memory space (GPU backends); returns its id or -1. */
@@ -9597,8 +9640,9 @@ int skel_overlap(skel_skeleton *sk, skel_vec *out, skel_vec *in, skel_edge edge,
         tasks started first when the GPU parts upload 1 MiB or more (the
         uploads overlap the host's work), else on the calling thread once
         the kernels are queued (no task hand-over);
-     5. wait once: the host parts, then each GPU place (its finish time from
-        the space's stamp, where it has one);
+     5. wait once: the host parts (spinning briefly first: a waiter woken
+        from sleep lost tens of microseconds), then each GPU place (its
+        finish time from the space's time marks, where it has them);
      6. combine: whole and column reductions' part results in index order,
         on the host (GPU parts leave theirs in their own call.out there);
         record each part's write of call.out at its place (the ranges stay
@@ -9637,12 +9681,26 @@ void _skel_test_split_fail(int space, int rc) { _skel_split_fail_space = space; 
 static int _skel_split_overlap = 1;
 void _skel_test_split_overlap(int on) { _SKEL_STORE(&_skel_split_overlap, on); }
 
+/* SKEL_TRACE: step `name` of a split call ran from t0 to now on this
+   thread (a profile of the call's fixed costs); returns now, or t0 (0)
+   when no trace is recorded. */
+static double _skel_split_step(int place, double t0, const char *name)
+{
+    double now;
+    if (!_skel_trace_on()) return t0;
+    now = _skel_now();
+    _skel_trace_event(_SKEL_TR_TASK, place, -1, t0, now, 0, 0, name);
+    return now;
+}
+
 static int _skel_split_host_task(void *arg)
 {
     _skel_spart *p = (_skel_spart *)arg;
     const _skel_backend *b = &_skel_backends[p->v.backend];
+    double t = _skel_split_step(p->space, p->t0, "split: host part queued");
     p->rc = b->run(b, &p->v, (skel_skeleton *)p->sk, &p->call, &p->sh);
     p->done = _skel_now() - p->t0;
+    _skel_split_step(p->space, t, "split: host part");
     return p->rc;
 }
 
@@ -9652,61 +9710,81 @@ static int _skel_split_host_task(void *arg)
    GPU parts' kernels are queued first and this thread runs the host parts
    itself (no task hand-over: a chain of split calls, whose parts find
    their data in place, pays no more than a single call).  Each part's
-   finish time goes to done: a host part's when it returned, a GPU place's
-   when its stamp fired (else when its wait returned). */
+   finish time goes to done: a host part's when it returned; a GPU
+   place's, when its part ended on the device's clock (its time marks,
+   from just before its first part) if that was before the host parts
+   ended, else when its wait returned (it was the later one). */
 #define _SKEL_SPLIT_UPLOADS ((size_t)1 << 20)
+#define _SKEL_SPLIT_SPIN 2e-3
 static int _skel_split_go(_skel_split *S)
 {
     int k, j, rc = SKEL_OK, tasks;
     size_t uploads = 0;
     _skel_opbufs bufs;
-    int64_t stamp[SKEL_MAX_PARTS];
+    void *mark[SKEL_MAX_PARTS];     /* a GPU place's time marks, at its first part */
+    double at[SKEL_MAX_PARTS], tt = _skel_trace_on() ? _skel_now() : 0;
     for (S->moved = 0, k = 0; k < S->np; ++k)
         S->moved += _skel_part_missing(S->sk, &S->part[k].call, &S->part[k].sh, S->part[k].space);
     for (k = 0; k < S->np; ++k)     /* the host parts' data first: they start at once */
         if (S->part[k].host && (rc = _skel_part_acquire(S->sk, &S->part[k].call, &S->part[k].sh, 0, &bufs)) != SKEL_OK)
             return _skel_fail(rc, "split part %d (host): %s", k, _skel_errbuf);
+    tt = _skel_split_step(0, tt, "split: host data");
     for (k = 0; k < S->np; ++k)
         if (!S->part[k].host) uploads += _skel_part_missing(S->sk, &S->part[k].call, &S->part[k].sh, S->part[k].space);
     tasks = uploads >= _SKEL_SPLIT_UPLOADS && _SKEL_LOAD(&_skel_split_overlap);
     S->t0 = _skel_now();
     for (k = 0; k < S->np; ++k) {
         S->part[k].t0 = S->t0;
-        stamp[k] = 0;
         if (S->part[k].host && tasks) _skel_pool_submit(&S->part[k].task, _skel_split_host_task, &S->part[k]);
     }
+    tt = _skel_split_step(0, tt, "split: submit");
+    for (k = 0; k < S->np; ++k) {   /* each GPU place's start mark, before its first part */
+        const _skel_space *sp = &_skel_spaces[S->part[k].space];
+        mark[k] = NULL;
+        at[k] = 0;
+        for (j = 0; j < k && S->part[j].space != S->part[k].space; ++j) {}
+        if (S->part[k].host || j < k || !sp->mark) continue;
+        at[k] = _skel_now() - S->t0;
+        if (sp->mark(sp->ctx, &mark[k]) != SKEL_OK) mark[k] = NULL;
+    }
+    tt = _skel_split_step(0, tt, "split: marks");
     for (k = 0; k < S->np; ++k) {
         _skel_spart *p = &S->part[k];
         const _skel_backend *b = &_skel_backends[p->v.backend];
         if (p->host || rc != SKEL_OK) continue;
         if ((p->rc = b->run(b, &p->v, S->sk, &p->call, &p->sh)) != SKEL_OK)
             rc = _skel_fail(p->rc, "split part %d (%s): %s", k, _skel_spaces[p->space].name, _skel_errbuf);
+        tt = _skel_split_step(p->space, tt, "split: gpu part");
     }
-    for (k = 0; k < S->np; ++k) {   /* each GPU place's stamp, after its last part */
-        _skel_spart *p = &S->part[k];
-        for (j = k + 1; j < S->np && S->part[j].space != p->space; ++j) {}
-        if (!p->host && j == S->np && _skel_spaces[p->space].stamp &&
-            _skel_spaces[p->space].stamp(_skel_spaces[p->space].ctx, &stamp[k]) != SKEL_OK)
-            stamp[k] = -1;
-    }
+    for (k = 0; k < S->np; ++k)     /* its end mark, after its last part */
+        if (mark[k]) _skel_spaces[S->part[k].space].mark(_skel_spaces[S->part[k].space].ctx, &mark[k]);
+    tt = _skel_split_step(0, tt, "split: end marks");
     for (k = 0; k < S->np; ++k) {
         _skel_spart *p = &S->part[k];
         if (!p->host) continue;
-        if (tasks) _skel_task_wait(&p->task);
+        if (tasks) _skel_task_join(&p->task, _SKEL_SPLIT_SPIN);
         else _skel_split_host_task(p);
         if (p->rc != SKEL_OK && rc == SKEL_OK) rc = _skel_fail(p->rc, "split part %d (host): %s", k, _skel_errbuf);
+        tt = _skel_split_step(0, tt, tasks ? "split: wait host" : "split: host inline");
     }
-    for (k = S->np - 1; k >= 0; --k) {  /* each GPU place once (its last part holds its stamp) */
+    for (k = 0; k < S->np; ++k) {   /* each GPU place once (its first part holds its marks) */
         _skel_spart *p = &S->part[k];
+        const _skel_space *sp = &_skel_spaces[p->space];
         int w;
-        double end;
+        double end, secs = -1;
         if (p->host || p->done > 0) continue;
-        w = _skel_spaces[p->space].wait ? _skel_spaces[p->space].wait(_skel_spaces[p->space].ctx) : SKEL_OK;
+        if (mark[k] && sp->marked(sp->ctx, mark[k], &secs)) mark[k] = NULL;    /* it ended before the host parts */
+        /* its end mark passed cleanly: all of its parts are done (a wait
+           on an idle device still cost 12-16 us on the H100 host) */
+        w = secs >= 0 || !sp->wait ? SKEL_OK : sp->wait(sp->ctx);
         end = _skel_now() - S->t0;
-        if (stamp[k] > 0) end = (double)_SKEL_LOAD(&stamp[k]) * 1e-9 - S->t0;
-        if (w != SKEL_OK && rc == SKEL_OK) rc = _skel_fail(w, "split part %d (%s): %s", k, _skel_spaces[p->space].name, _skel_errbuf);
+        if (mark[k]) sp->marked(sp->ctx, mark[k], &secs);      /* (frees it) it ended last: end is its time */
+        else if (secs >= 0) end = at[k] + secs;
+        if (w != SKEL_OK && rc == SKEL_OK) rc = _skel_fail(w, "split part %d (%s): %s", k, sp->name, _skel_errbuf);
         for (j = 0; j < S->np; ++j)
             if (S->part[j].space == p->space) S->part[j].done = end > 1e-9 ? end : 1e-9;
+        tt = _skel_split_step(p->space, tt, "split: wait gpu");
+        if (tt > 0) _skel_trace_event(_SKEL_TR_TASK, p->space, -1, S->t0, S->t0 + end, 0, 0, "split: gpu finish");
     }
     for (k = 0; rc == SKEL_OK && k < S->np; ++k)    /* a part's own call.out holds its value where it ran */
         if (S->part[k].tmp) _skel_mark_written(S->part[k].tmp, S->part[k].space);
@@ -9977,7 +10055,7 @@ static void _skel_refine_put(skel_skeleton *sk, const _skel_variant *v, const _s
         moved += fabs(next[k] / sum - used[k]);
     }
     pthread_mutex_unlock(&_skel_refine_lock);
-    if (moved < 0.002) return;
+    if (moved < 0.002 || !_skel_log_wanted(SKEL_LOG_INFO)) return;     /* (formatting cost 5-10 us a call) */
     for (k = 0; k < v->nparts && len < sizeof msg; ++k)
         len += (size_t)snprintf(msg + len, sizeof msg - len, "%s %s %.3f -> %.3f (%.3g ms)", k ? "," : "",
                                 _skel_spaces[space[k]].name, used[k], next[k] / sum, 1e3 * t[k]);
@@ -10016,6 +10094,7 @@ static int _skel_split_run(const _skel_backend *b, const _skel_variant *v, skel_
     union { double d; unsigned char b[SKEL_MAX_PARTS * _SKEL_MAX_ELEM]; } carry;
     const char *why;
     int k, rc;
+    double t0 = _skel_trace_on() ? _skel_now() : 0, tt = t0;
     (void)b;
     if (v->nparts < 1) return _skel_fail(SKEL_EINVAL, "%s %s: a split variant without parts", _skel_kind_name(sk->kind), sk->name);
     memset(&S, 0, sizeof S);
@@ -10036,6 +10115,7 @@ static int _skel_split_run(const _skel_backend *b, const _skel_variant *v, skel_
         return _skel_run_variant(sk, c, sh, &one);
     }
     _skel_refine_get(sk, v, sh, share);
+    tt = _skel_split_step(0, tt, "split: layout");
     cut[0] = 0;
     for (k = 0; k < v->nparts; ++k) {
         acc += share[k];
@@ -10059,7 +10139,9 @@ static int _skel_split_run(const _skel_backend *b, const _skel_variant *v, skel_
     if (rc == SKEL_OK && sk->kind == SKEL_KIND_SCAN && sh->unit == _SKEL_UNIT_ELEMS)
         for (k = 1; k < S.np; ++k) S.part[k].call.init = carry.b + (size_t)k * _skel_tsize(sk->out_t[0]);
     if (rc == SKEL_OK) rc = _skel_split_prepare(&S);
+    tt = _skel_split_step(0, tt, "split: prepare");
     if (rc == SKEL_OK) rc = _skel_split_go(&S);
+    tt = tt > 0 ? _skel_now() : 0;
     if (rc == SKEL_OK && (sk->kind == SKEL_KIND_REDUCE || sk->kind == SKEL_KIND_MAPREDUCE) && c->direction != SKEL_ROWS)
         rc = _skel_split_combine(&S);
     else if (rc == SKEL_OK)
@@ -10071,9 +10153,12 @@ static int _skel_split_run(const _skel_backend *b, const _skel_variant *v, skel_
                           _skel_kind_name(sk->kind), sk->name, k, S.part[k].sh.lo, S.part[k].sh.hi,
                           _skel_spaces[S.part[k].space].name, _skel_backends[S.part[k].v.backend].name,
                           1e3 * S.part[k].done);
+        tt = _skel_split_step(0, tt, "split: record");
         _skel_refine_put(sk, v, sh, share, &S);
+        _skel_split_step(0, tt, "split: refine");
     }
     _skel_split_free(&S);
+    _skel_split_step(0, t0, "split: call");
     return rc;
 }
 

@@ -182,7 +182,7 @@ typedef struct _skel_nvrtcProgram_st *_skel_nvrtcProgram;
 enum {
     _SKEL_CU_SUCCESS = 0, _SKEL_CU_OUT_OF_MEMORY = 2, _SKEL_CU_NO_DEVICE = 100,
     _SKEL_CU_INVALID_IMAGE = 200, _SKEL_CU_NO_BINARY_FOR_GPU = 209, _SKEL_CU_INVALID_PTX = 218,
-    _SKEL_CU_UNSUPPORTED_PTX_VERSION = 222, _SKEL_CU_HOST_MEMORY_ALREADY_REGISTERED = 712
+    _SKEL_CU_UNSUPPORTED_PTX_VERSION = 222, _SKEL_CU_NOT_READY = 600, _SKEL_CU_HOST_MEMORY_ALREADY_REGISTERED = 712
 };
 enum {  /* CUdevice_attribute */
     _SKEL_CUA_MAX_THREADS_PER_BLOCK = 1, _SKEL_CUA_SHARED_PER_BLOCK = 8, _SKEL_CUA_CONST_BYTES = 9,
@@ -233,6 +233,7 @@ enum { _SKEL_CUF_NUM_REGS = 4, _SKEL_CUF_MAX_DYN_SHARED = 8 };
     X(cuEventCreate, (_skel_CUevent *e, unsigned flags))                           \
     X(cuEventRecord, (_skel_CUevent e, _skel_CUstream s))                          \
     X(cuEventSynchronize, (_skel_CUevent e))                                       \
+    X(cuEventQuery, (_skel_CUevent e))                                             \
     X(cuEventElapsedTime, (float *ms, _skel_CUevent a, _skel_CUevent b))           \
     X(cuEventDestroy_v2, (_skel_CUevent e))
 
@@ -289,7 +290,6 @@ static const _skel_sym _skel_cu_pool_syms[] = {
 
 static _skel_cu_api _skel_cu;
 static _skel_cu_pool_api _skel_cu_pool;
-static _skel_CUresult (*_skel_cu_hostfn)(_skel_CUstream s, void (*fn)(void *), void *user);   /* NULL: absent */
 static _skel_nvrtc_api _skel_nvrtc;
 static void *_skel_cu_lib, *_skel_nvrtc_lib;
 static int _skel_cu_driver_version, _skel_nvrtc_major, _skel_nvrtc_minor;
@@ -353,10 +353,6 @@ static int _skel_cu_load(void)
         _skel_cu_lib = NULL;
         return 0;
     }
-    {   /* optional (CUDA 10 on): a host function in stream order, for the split's part times */
-        void *f = dlsym(_skel_cu_lib, "cuLaunchHostFunc");
-        if (f) memcpy(&_skel_cu_hostfn, &f, sizeof f);
-    }
     return 1;
 }
 
@@ -402,6 +398,7 @@ typedef struct _skel_cuda_dev {
     _skel_CUmemoryPool pool;        /* device memory comes from here (NULL: cuMemAlloc) */
     _skel_CUdeviceptr state_buf;    /* _SKEL_BUF_STATE ... */
     _skel_dstate state;             /* ... and what it holds */
+    struct _skel_cuda_tmark *marks;  /* free pairs of split time marks (_skel_cuda_lock) */
 } _skel_cuda_dev;
 
 static _skel_cuda_dev _skel_cuda_devs[_SKEL_CUDA_MAX_DEVICES];
@@ -948,15 +945,111 @@ static int _skel_cuda_wait(void *ctx)
     return _SKEL_CU(cuCtxSynchronize, ());
 }
 
-/* The space's stamp: when the work queued so far on device ctx is done,
-   a driver thread stores the time in *when (a host function in stream
-   order; cuCtxSynchronize waits for it too). */
-static void _skel_cuda_stamped(void *when) { _SKEL_STORE((int64_t *)when, (int64_t)(_skel_now() * 1e9)); }
-static int _skel_cuda_stamp(void *ctx, int64_t *when)
+/* The space's time marks (a split's GPU part times): a pair of events
+   in stream order, timed by the device itself.  (A host function in
+   stream order did this before: its driver thread waited for a core while
+   the split's host part held all of them, and stamped the GPU part up to
+   0.35 ms late on the H100 host, so refinement moved work to the CPU.)
+   Pairs are reused from a per-device free list. */
+typedef struct _skel_cuda_tmark {
+    _skel_CUevent ev[2];        /* start, end */
+    int ended;                  /* the end was queued */
+    struct _skel_cuda_tmark *next;
+} _skel_cuda_tmark;
+
+static int _skel_cuda_mark_new(_skel_cuda_dev *d, _skel_cuda_tmark **out)
 {
-    if (!_skel_cu_hostfn) return SKEL_EUNSUPPORTED;
-    _SKEL_TRY(_skel_cuda_set((_skel_cuda_dev *)ctx));
-    return _skel_cu_hostfn(NULL, _skel_cuda_stamped, when) == _SKEL_CU_SUCCESS ? SKEL_OK : SKEL_EDEVICE;
+    _skel_cuda_tmark *k;
+    pthread_mutex_lock(&_skel_cuda_lock);
+    if ((k = d->marks) != NULL) d->marks = k->next;
+    pthread_mutex_unlock(&_skel_cuda_lock);
+    if (!k) {
+        if (!(k = (_skel_cuda_tmark *)SKEL_MALLOC(sizeof *k))) return _skel_fail(SKEL_ENOMEM, "cuda: out of host memory");
+        memset(k, 0, sizeof *k);
+        if (_SKEL_CU(cuEventCreate, (&k->ev[0], 0)) != SKEL_OK) {
+            SKEL_FREE(k);
+            return SKEL_EDEVICE;
+        }
+        if (_SKEL_CU(cuEventCreate, (&k->ev[1], 0)) != SKEL_OK) {
+            _skel_cu.cuEventDestroy_v2(k->ev[0]);
+            SKEL_FREE(k);
+            return SKEL_EDEVICE;
+        }
+    }
+    k->ended = 0;
+    *out = k;
+    return SKEL_OK;
+}
+
+static void _skel_cuda_mark_free(_skel_cuda_dev *d, _skel_cuda_tmark *k)
+{
+    pthread_mutex_lock(&_skel_cuda_lock);
+    k->next = d->marks;
+    d->marks = k;
+    pthread_mutex_unlock(&_skel_cuda_lock);
+}
+
+static int _skel_cuda_mark(void *ctx, void **m)
+{
+    _skel_cuda_dev *d = (_skel_cuda_dev *)ctx;
+    _skel_cuda_tmark *k = (_skel_cuda_tmark *)*m;
+    int rc;
+    _SKEL_TRY(_skel_cuda_set(d));
+    if (k) {
+        if ((rc = _SKEL_CU(cuEventRecord, (k->ev[1], NULL))) == SKEL_OK) k->ended = 1;
+        return rc;
+    }
+    _SKEL_TRY(_skel_cuda_mark_new(d, &k));
+    if ((rc = _SKEL_CU(cuEventRecord, (k->ev[0], NULL))) != SKEL_OK) {
+        _skel_cuda_mark_free(d, k);
+        return rc;
+    }
+    *m = k;
+    return SKEL_OK;
+}
+
+static int _skel_cuda_marked(void *ctx, void *m, double *secs)
+{
+    _skel_cuda_dev *d = (_skel_cuda_dev *)ctx;
+    _skel_cuda_tmark *k = (_skel_cuda_tmark *)m;
+    float ms = 0;
+    *secs = -1;
+    if (k->ended && _skel_cuda_set(d) == SKEL_OK) {
+        _skel_CUresult r = _skel_cu.cuEventQuery(k->ev[1]);
+        if (r == _SKEL_CU_NOT_READY) return 0;
+        if (r == _SKEL_CU_SUCCESS && _skel_cu.cuEventElapsedTime(&ms, k->ev[0], k->ev[1]) == _SKEL_CU_SUCCESS)
+            *secs = 1e-3 * (double)ms;
+    }
+    _skel_cuda_mark_free(d, k);
+    return 1;
+}
+
+/* tests: time marks on device 0 around `times` memsets of `bytes`
+   queued between them: *early is what marked answered right after the
+   end mark (0: the work still ran), *secs what it gave after the wait,
+   *wall the host's seconds from before the start mark to the wait's end. */
+int _skel_cuda_test_marks(size_t bytes, int times, int *early, double *secs, double *wall)
+{
+    _skel_cuda_dev *d;
+    _skel_CUdeviceptr buf = 0;
+    void *m = NULL;
+    double t0;
+    int i, rc;
+    _skel_init_gpus();
+    if (_skel_cuda_ndevs < 1) return _skel_fail(SKEL_EBACKEND, "cuda: no device");
+    d = &_skel_cuda_devs[0];
+    _SKEL_TRY(_skel_cuda_set(d));
+    _SKEL_TRY(_SKEL_CU(cuMemAlloc_v2, (&buf, bytes)));
+    t0 = _skel_now();
+    rc = _skel_cuda_mark(d, &m);
+    for (i = 0; rc == SKEL_OK && i < times; ++i) rc = _SKEL_CU(cuMemsetD8_v2, (buf, (unsigned char)i, bytes));
+    if (rc == SKEL_OK) rc = _skel_cuda_mark(d, &m);
+    *early = m ? _skel_cuda_marked(d, m, secs) : -1;
+    if (rc == SKEL_OK) rc = _skel_cuda_wait(d);
+    *wall = _skel_now() - t0;
+    if (m && *early == 0 && _skel_cuda_marked(d, m, secs) != 1) rc = _skel_fail(SKEL_EDEVICE, "cuda: marked after wait");
+    _skel_cu.cuMemFree_v2(buf);
+    return rc;
 }
 
 /* ---------------------------------------------------------------------
@@ -1581,7 +1674,8 @@ static void _skel_cuda_provide(void)
         sp.upload = _skel_cuda_upload;
         sp.download = _skel_cuda_download;
         sp.wait = _skel_cuda_wait;
-        sp.stamp = _skel_cuda_stamp;
+        sp.mark = _skel_cuda_mark;
+        sp.marked = _skel_cuda_marked;
         if ((d->space = _skel_space_register(&sp)) < 0) break;
         _skel_log(SKEL_LOG_INFO, "cuda: device %d: %s, %s, %d SMs, %.1f GiB, %d KiB shared/block (%d opt-in), %d regs/block",
                   i, d->info.name, d->arch, d->info.sms, (double)d->info.memory / (1 << 30),

@@ -22,6 +22,7 @@ int _skel_cuda_compile_check(const char *src, const char *name, const char *extr
 int _skel_cuda_instance_check(skel_skeleton *sk, const skel_call *call, int arch, int block);
 int _skel_cuda_candidates_get(skel_variant *out, int max);
 void _skel_cuda_test_alloc_limit(size_t bytes);
+int _skel_cuda_test_marks(size_t bytes, int times, int *early, double *secs, double *wall);
 
 static int required(const char *name)
 {
@@ -541,4 +542,20 @@ SKEL_TEST(cuda_tuning_candidates_all_run)
         skel_plan_free(p);
     }
     skel_free(x);
+}
+
+/* A split's GPU part time: a pair of events around work queued on the
+   device, timed by the device (they replaced a host function in stream
+   order, which fired late while the split's host part held every core).
+   40 memsets of 256 MiB (about 5 ms on an H100) are still running right
+   after the end mark is queued; after the wait the marks give their time,
+   within the host's. */
+SKEL_TEST(cuda_time_marks_time_queued_work_on_the_device)
+{
+    int early = -2;
+    double secs = -2, wall = 0;
+    need_gpu();
+    ST_OK(_skel_cuda_test_marks((size_t)256 << 20, 40, &early, &secs, &wall));
+    ST_EQ_INT(early, 0);
+    if (!(secs > 1e-4 && secs <= wall + 1e-4)) ST_FAIL("marks: %.6f s, host %.6f s", secs, wall);
 }

@@ -22,6 +22,13 @@ static double cpu_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static double wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static void nap_ms(int ms)
 {
     struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
@@ -305,6 +312,66 @@ SKEL_TEST(pool_tasks_run_on_workers_and_report_their_status)
         ST_EQ_INT(_skel_task_wait(&t[i]), (int)(s[i].n % 1000));
         ST_EQ_INT(s[i].sum, want);
     }
+}
+
+/* _skel_task_join (a split call's wait for its host part): spins while a
+   worker runs the task, then sleeps; a task nobody took runs on the
+   joiner at once, whatever the spin; many joiners at once get their own
+   task's status and work. */
+static int nap_task(void *arg) { nap_ms(*(int *)arg); return 11; }
+
+typedef struct joiner { int id, ok; } joiner;
+static void *join_many(void *arg)
+{
+    joiner *j = (joiner *)arg;
+    static const double spins[3] = { 0, 1e-5, 1.0 };
+    int v[400], i, r;
+    for (i = 0; i < 400; ++i) v[i] = (i * 7 + j->id) % 23 - 11;
+    j->ok = 1;
+    for (r = 0; r < 60; ++r) {
+        _skel_task t;
+        sumtask s;
+        long long want = 0;
+        s.v = v; s.n = (size_t)(r * 13 + j->id) % 400 + 1;
+        for (i = 0; i < (int)s.n; ++i) want += v[i];
+        _skel_pool_submit(&t, sum_task, &s);
+        j->ok &= _skel_task_join(&t, spins[r % 3]) == (int)(s.n % 1000) && s.sum == want && _skel_task_done(&t);
+    }
+    return NULL;
+}
+
+SKEL_TEST(pool_task_join_spins_sleeps_and_runs_untaken_tasks_itself)
+{
+    pthread_t th[8];
+    joiner j[8];
+    blocker b;
+    _skel_task t[300], mine, slow;
+    int i, nw, waited = 0, ms = 30;
+    double t0;
+    for (i = 0; i < 8; ++i) {
+        j[i].id = i;
+        ST_CHECK(pthread_create(&th[i], NULL, join_many, &j[i]) == 0);
+    }
+    for (i = 0; i < 8; ++i) {
+        pthread_join(th[i], NULL);
+        ST_CHECK(j[i].ok);
+    }
+    _skel_pool_submit(&slow, nap_task, &ms);    /* longer than the spin: the joiner sleeps, then returns */
+    ST_EQ_INT(_skel_task_join(&slow, 1e-3), 11);
+    _skel_pool_wake(4);
+    nw = _skel_pool_threads();
+    ST_CHECK(nw >= 3 && nw < 300);
+    b.started = 0; b.release = 0;
+    for (i = 0; i < nw; ++i) _skel_pool_submit(&t[i], block_task, &b);
+    while (__atomic_load_n(&b.started, __ATOMIC_SEQ_CST) < nw && waited < 10000) { nap_ms(1); ++waited; }
+    ST_EQ_INT(__atomic_load_n(&b.started, __ATOMIC_SEQ_CST), nw);   /* every worker is held */
+    _skel_pool_submit(&mine, record_thread, NULL);
+    t0 = wall_seconds();
+    ST_EQ_INT(_skel_task_join(&mine, 60.0), 3);    /* queued: runs here, no minute of spinning */
+    ST_CHECK(pthread_equal(ran_on, pthread_self()));
+    ST_CHECK(wall_seconds() - t0 < 10.0);
+    __atomic_store_n(&b.release, 1, __ATOMIC_RELEASE);
+    for (i = 0; i < nw; ++i) ST_EQ_INT(_skel_task_wait(&t[i]), 0);
 }
 
 /* ---- start and stop ---- */

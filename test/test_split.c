@@ -24,6 +24,7 @@
 /* private entry points (defined in the implementation) */
 void _skel_test_split_fail(int space, int rc);
 void _skel_test_split_refine(int on);
+int _skel_trace_flush(void);
 void _skel_cl_test_fail_allocs(int on);
 int _skel_test_map_ok(skel_vec *c);
 int _skel_test_map_get(skel_vec *c, size_t *lo, unsigned *mask, int max);
@@ -1111,4 +1112,82 @@ SKEL_TEST(split_plans_keep_shares_tuner_makes_splits_refinement_bounded)
         }
         skel_free(a); skel_free(b); skel_free(r);
     }
+}
+
+/* ---- the profile under SKEL_TRACE: a split call records its steps ---- */
+static const char *const sp_steps[] = { "split: call", "split: layout", "split: prepare", "split: host data",
+                                        "split: submit", "split: gpu part", "split: host part", "split: gpu finish",
+                                        "split: record", "split: refine" };
+#define SP_NSTEPS (sizeof sp_steps / sizeof *sp_steps)
+
+/* two calls of pool | opencl: the first uploads 8 MiB (the host part runs
+   as a pool task), the second finds its data in place (this thread runs
+   the host part) */
+SKEL_TEST_HIDDEN(child_split_trace_records_steps)
+{
+    const size_t n = (size_t)1 << 21;
+    uint64_t rng = st_seed("split-trace", 3, 4);
+    skel_vec *a = sp_ivec(n, &rng), *b = sp_ivec(n, &rng), *r;
+    skel_variant v;
+    skel_call c;
+    const int32_t *pa, *pb, *pr;
+    size_t i;
+    int k;
+    ST_CHECK(sp_opencl() > 0);
+    ST_OK(skel_vec_new(&r, SKEL_INT32, n));
+    memset(&v, 0, sizeof v);
+    v.backend = "split";
+    sp_part(&v, 0, "pool", 0.5, 2);
+    sp_part(&v, 1, "opencl", 0.5, 0);
+    memset(&c, 0, sizeof c);
+    c.out = r; c.in[0] = a; c.in[1] = b;
+    for (k = 0; k < 2; ++k) ST_OK(sp_run(sp_map, &c, &v));
+    pa = (const int32_t *)skel_read(a); pb = (const int32_t *)skel_read(b); pr = (const int32_t *)skel_read(r);
+    for (i = 0; i < n; ++i)
+        if (pr[i] != 3 * pa[i] - pb[i]) ST_FAIL("traced split: element %zu", i);
+    ST_OK(_skel_trace_flush());
+    skel_free(a); skel_free(b); skel_free(r);
+}
+
+SKEL_TEST(split_trace_records_the_calls_steps)
+{
+    char path[256], envs[300], line[512], out[4096];
+    const char *env[2];
+    double c0[2] = { 0, 0 }, c1[2] = { 0, 0 }, t0, t1;
+    int count[SP_NSTEPS], task = 0, inline_ = 0, calls = 0, outside = 0, rc;
+    size_t k;
+    FILE *f;
+    if (!sp_opencl()) ST_SKIP("needs OpenCL's device as a second place");
+    snprintf(path, sizeof path, "/tmp/skel_split_trace_%d.txt", (int)getpid());
+    snprintf(envs, sizeof envs, "SKEL_TRACE=%s", path);
+    env[0] = envs; env[1] = NULL;
+    rc = st_child("child_split_trace_records_steps", env, 120, out, sizeof out);
+    if (rc != 0) ST_FAIL("child failed (%d): %s", rc, out);
+    memset(count, 0, sizeof count);
+    for (k = 0; k < 2; ++k) {   /* pass 1: the calls' spans; pass 2: every step inside one */
+        ST_CHECK((f = fopen(path, "r")) != NULL);
+        while (f && fgets(line, sizeof line, f)) {
+            char name[64];
+            size_t s;
+            int in = 0, j;
+            if (sscanf(line, "ev %*d T %*d %*d %lf %lf %*u %*d %63[^\n]", &t0, &t1, name) != 3) continue;
+            if (k == 0) {
+                if (strcmp(name, "split: call") == 0 && calls < 2) { c0[calls] = t0; c1[calls] = t1; ++calls; }
+                continue;
+            }
+            for (s = 0; s < SP_NSTEPS; ++s) count[s] += strcmp(name, sp_steps[s]) == 0;
+            task += strcmp(name, "split: wait host") == 0;
+            inline_ += strcmp(name, "split: host inline") == 0;
+            for (j = 0; j < 2; ++j) in |= t0 >= c0[j] - 1 && t1 <= c1[j] + 1;    /* (microseconds, rounded) */
+            outside += strncmp(name, "split: ", 7) == 0 && !in;
+        }
+        if (f) fclose(f);
+    }
+    unlink(path);
+    ST_EQ_INT(calls, 2);
+    for (k = 0; k < SP_NSTEPS; ++k)
+        if (count[k] != 2) ST_FAIL("%d events \"%s\" for 2 split calls", count[k], sp_steps[k]);
+    ST_EQ_INT(task, 1);         /* the first call's host part ran as a task ... */
+    ST_EQ_INT(inline_, 1);      /* ... the second's on the calling thread */
+    ST_EQ_INT(outside, 0);
 }
