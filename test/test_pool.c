@@ -255,25 +255,40 @@ static int block_task(void *arg)
 static pthread_t ran_on;
 static int record_thread(void *arg) { (void)arg; ran_on = pthread_self(); return 3; }
 
-SKEL_TEST(pool_call_and_task_wait_complete_while_every_worker_is_busy)
+/* Start 4 workers (or more) and hold every one with a blocking task in t
+   (300 at most); returns how many. */
+static int hold_every_worker(blocker *b, _skel_task *t)
 {
-    blocker b;
-    _skel_task t[300], mine;
     int i, nw, waited = 0;
     _skel_pool_wake(4);
     nw = _skel_pool_threads();
     ST_CHECK(nw >= 3 && nw < 300);
-    b.started = 0; b.release = 0;
-    for (i = 0; i < nw; ++i) _skel_pool_submit(&t[i], block_task, &b);
-    while (__atomic_load_n(&b.started, __ATOMIC_SEQ_CST) < nw && waited < 10000) { nap_ms(1); ++waited; }
-    ST_EQ_INT(__atomic_load_n(&b.started, __ATOMIC_SEQ_CST), nw);   /* every worker is held */
+    b->started = 0; b->release = 0;
+    for (i = 0; i < nw; ++i) _skel_pool_submit(&t[i], block_task, b);
+    while (__atomic_load_n(&b->started, __ATOMIC_SEQ_CST) < nw && waited < 10000) { nap_ms(1); ++waited; }
+    ST_EQ_INT(__atomic_load_n(&b->started, __ATOMIC_SEQ_CST), nw);   /* every worker is held */
+    return nw;
+}
+
+static void release_workers(blocker *b, _skel_task *t, int nw)
+{
+    int i;
+    __atomic_store_n(&b->release, 1, __ATOMIC_RELEASE);
+    for (i = 0; i < nw; ++i) ST_EQ_INT(_skel_task_wait(&t[i]), 0);
+}
+
+SKEL_TEST(pool_call_and_task_wait_complete_while_every_worker_is_busy)
+{
+    blocker b;
+    _skel_task t[300], mine;
+    int nw;
+    nw = hold_every_worker(&b, t);
     check_cover(4, 64, 100000);             /* the caller does every chunk itself */
     _skel_pool_submit(&mine, record_thread, NULL);
     ST_EQ_INT(_skel_task_done(&mine), 0);   /* nobody can have taken it */
     ST_EQ_INT(_skel_task_wait(&mine), 3);   /* so the waiter runs it */
     ST_CHECK(pthread_equal(ran_on, pthread_self()));
-    __atomic_store_n(&b.release, 1, __ATOMIC_RELEASE);
-    for (i = 0; i < nw; ++i) ST_EQ_INT(_skel_task_wait(&t[i]), 0);
+    release_workers(&b, t, nw);
 }
 
 /* ---- tasks ---- */
@@ -346,7 +361,7 @@ SKEL_TEST(pool_task_join_spins_sleeps_and_runs_untaken_tasks_itself)
     joiner j[8];
     blocker b;
     _skel_task t[300], mine, slow;
-    int i, nw, waited = 0, ms = 30;
+    int i, nw, ms = 30;
     double t0;
     for (i = 0; i < 8; ++i) {
         j[i].id = i;
@@ -358,20 +373,13 @@ SKEL_TEST(pool_task_join_spins_sleeps_and_runs_untaken_tasks_itself)
     }
     _skel_pool_submit(&slow, nap_task, &ms);    /* longer than the spin: the joiner sleeps, then returns */
     ST_EQ_INT(_skel_task_join(&slow, 1e-3), 11);
-    _skel_pool_wake(4);
-    nw = _skel_pool_threads();
-    ST_CHECK(nw >= 3 && nw < 300);
-    b.started = 0; b.release = 0;
-    for (i = 0; i < nw; ++i) _skel_pool_submit(&t[i], block_task, &b);
-    while (__atomic_load_n(&b.started, __ATOMIC_SEQ_CST) < nw && waited < 10000) { nap_ms(1); ++waited; }
-    ST_EQ_INT(__atomic_load_n(&b.started, __ATOMIC_SEQ_CST), nw);   /* every worker is held */
+    nw = hold_every_worker(&b, t);
     _skel_pool_submit(&mine, record_thread, NULL);
     t0 = wall_seconds();
     ST_EQ_INT(_skel_task_join(&mine, 60.0), 3);    /* queued: runs here, no minute of spinning */
     ST_CHECK(pthread_equal(ran_on, pthread_self()));
     ST_CHECK(wall_seconds() - t0 < 10.0);
-    __atomic_store_n(&b.release, 1, __ATOMIC_RELEASE);
-    for (i = 0; i < nw; ++i) ST_EQ_INT(_skel_task_wait(&t[i]), 0);
+    release_workers(&b, t, nw);
 }
 
 /* ---- start and stop ---- */
