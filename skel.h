@@ -930,8 +930,8 @@
                 0.35 ms late, so refinement gave the CPU too much), no wait
                 on a GPU place already done, the host part joined with a
                 short spin; SKEL_TRACE records a split's steps (H100, Map of
-                2^22 floats: split 0.07-0.09 ms over the GPU alone with data
-                on the GPU, was 0.10-0.20; host data, GPU/CPU 1/4..4: split
+                2^22 floats: split 0.03-0.09 ms over the GPU alone with data
+                on the GPU, was 0.09-0.20; host data, GPU/CPU 1/4..4: split
                 1.20-1.65 x T*, was 1.20-1.81).
               - Tasks: a user task without containers is queued and taken
                 without the scheduler's mutex (a lock-free ring) and holds
