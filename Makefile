@@ -23,7 +23,7 @@ $(BUILD)/%: examples/%.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_ALL) $< -o $@ $(LIBS)
 $(BUILD)/%: tools/%.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS_ALL) $< -o $@ $(LIBS)
-$(BUILD)/bench_%: bench/%.c $(HEADERS) bench/bench.h bench/bench_skel.h | $(BUILD)
+$(BUILD)/bench_%: bench/%.c $(HEADERS) bench/bench.h bench/bench_skel.h bench/split_sweep.h | $(BUILD)
 	$(CC) $(OPT) -O3 -march=native $(WARN) -Wno-pass-failed $(OMP) -I. $(CFLAGS) $< -o $@ $(LIBS)
 # bench_peers against the C++ libraries that are installed (each .cpp says
 # how to install its library); built with gcc and g++, one OpenMP runtime

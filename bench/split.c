@@ -45,11 +45,7 @@
 #include "skel_cuda.h"
 #include "skel_cl.h"          /* --gpu opencl: PoCL as the second place, a smoke run without a GPU */
 
-SKEL_FUNC(float, sw_f, (float x, int32_t k),
-    float a = x, b = 1.0f - x; int j;
-    for (j = 0; j < k; ++j) { a = a * 0.999f + b; b = b * 0.998f - a * 0.001f; }
-    return a + b;)
-SKEL_MAP_EX(sweep_map, sw_f, float, float, 1, SKEL_NO_INDEX, SKEL_UNIFORM(int32_t))
+#include "split_sweep.h"       /* sweep_map: the synthetic Map of the sweep */
 
 SKEL_FUNC(int32_t, mandel_f, (skel_index r, skel_index c),
     float cr = -2.0f + 2.5f * (float)c / 4096.0f, ci = -1.25f + 2.5f * (float)r / 4096.0f;

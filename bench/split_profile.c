@@ -20,11 +20,7 @@
 #include "skel_cuda.h"
 #include "skel_cl.h"
 
-SKEL_FUNC(float, sw_f, (float x, int32_t k),
-    float a = x, b = 1.0f - x; int j;
-    for (j = 0; j < k; ++j) { a = a * 0.999f + b; b = b * 0.998f - a * 0.001f; }
-    return a + b;)
-SKEL_MAP_EX(sweep_map, sw_f, float, float, 1, SKEL_NO_INDEX, SKEL_UNIFORM(int32_t))
+#include "split_sweep.h"       /* sweep_map: the synthetic Map of the sweep */
 
 #define MAXCALLS 200
 static int GPU_SPACE;
