@@ -16,10 +16,10 @@
        header in the implementation file (it asks for POSIX; on Linux for
        _GNU_SOURCE, whose CPU affinity calls the pool uses), or build with
        -D_GNU_SOURCE (Linux) or -D_POSIX_C_SOURCE=200809L.  With
-       _POSIX_C_SOURCE alone on Linux everything works, but the pool
-       counts the machine's CPUs rather than the process's, cannot pin
-       (SKEL_PIN) and cannot keep its workers off their caller's CPU
-       (see "pool" below).  Build with -fopenmp for the "omp"
+       _POSIX_C_SOURCE alone on Linux, or system headers first, everything
+       works, but the pool counts the machine's CPUs rather than the
+       process's, cannot pin (SKEL_PIN) and cannot keep its workers off
+       their caller's CPU (see "pool" below).  Build with -fopenmp for the "omp"
        backend (without it the backend is simply absent); link -ldl -lpthread -lm.
        Installed (make install): pkg-config --cflags --libs skel.
 
@@ -2687,8 +2687,15 @@ void _skel_ov2_drive(const _skel_job *j, size_t rlo, size_t rhi, int dr, int dc,
 #else
 #define _SKEL_POSIX2001 0
 #endif
-#if defined(__linux__) && defined(_GNU_SOURCE)
+/* The CPU affinity calls (the pool's CPU count, SKEL_PIN, stepping off a
+   caller's CPU) need GNU extensions: on glibc what features.h enabled
+   (_GNU_SOURCE defined before the first system header), elsewhere the
+   macro itself. */
+#if defined(__linux__) && (defined(__GLIBC__) ? defined(__USE_GNU) : defined(_GNU_SOURCE))
+#define _SKEL_LINUX_GNU 1
 #include <sched.h>
+#else
+#define _SKEL_LINUX_GNU 0
 #endif
 
 #if defined(_OPENMP) && !defined(SKEL_NO_OPENMP)
@@ -3506,7 +3513,7 @@ static int _skel_cpu_count(void)
     static int known;
     int n = _SKEL_LOAD(&known);
     if (n > 0) return n;
-#if defined(__linux__) && defined(_GNU_SOURCE)
+#if _SKEL_LINUX_GNU
     {
         cpu_set_t set;
         if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) n = CPU_COUNT(&set);
@@ -3583,7 +3590,7 @@ static _SKEL_TLS int _skel_pool_self;       /* 1 + worker index on a worker thre
 /* The CPU this thread runs on, or -1 where that cannot be asked. */
 static int _skel_this_cpu(void)
 {
-#if defined(__linux__) && defined(_GNU_SOURCE)
+#if _SKEL_LINUX_GNU
     return sched_getcpu();
 #else
     return -1;
@@ -3603,7 +3610,7 @@ static int _skel_this_cpu(void)
    moved.  Pinned workers (SKEL_PIN) stay where they are. */
 int _skel_pool_step_aside(int cpu)
 {
-#if defined(__linux__) && defined(_GNU_SOURCE)
+#if _SKEL_LINUX_GNU
     cpu_set_t all, others;
     if (cpu < 0 || _skel_pool.pin || sched_getcpu() != cpu) return 0;
     if (sched_getaffinity(0, sizeof all, &all) != 0 || !CPU_ISSET(cpu, &all) || CPU_COUNT(&all) < 2) return 0;
@@ -3736,7 +3743,7 @@ static int _skel_pool_run_task(void)
 
 static void _skel_pool_pin(int k)
 {
-#if defined(__linux__) && defined(_GNU_SOURCE)
+#if _SKEL_LINUX_GNU
     cpu_set_t all, one;
     int c, seen = -1;
     if (sched_getaffinity(0, sizeof all, &all) != 0 || CPU_COUNT(&all) == 0) return;
