@@ -560,7 +560,7 @@
        being computed, never for a thread that has not started, and runs
        at about one core's speed at worst (with a process spinning on
        the other core of two: medians 0.38-1.15 of seq's, means at
-       2^20-2^22 0.66-0.91; hand OpenMP's means 1.4-6 times seq's:
+       2^20-2^22 0.73-1.00; hand OpenMP's means 1.4-6 times seq's:
        bench/results/pool.md).  Workers start on first use, spin for
        SKEL_POOL_SPIN_US (100) after their last chunk (time they were
        descheduled does not count), then sleep.  A worker that finds
