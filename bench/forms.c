@@ -43,6 +43,11 @@ SKEL_FUNC(moments, add_moments, (moments a, moments b),
     a.sx += b.sx; a.sy += b.sy; a.sxx += b.sxx; a.syy += b.syy; a.sxy += b.sxy; return a;)
 SKEL_MAPREDUCE_X(pearson, of_pair, add_moments, moments, SKEL_INS(float, float), SKEL_NO_INDEX, SKEL_NO_VIEWS,
                  SKEL_NO_UNIFORM)
+/* the same sums declared commutative (as examples/pearson.c does): any order */
+SKEL_FUNC_COMMUTATIVE(moments, add_moments_c, (moments a, moments b),
+    a.sx += b.sx; a.sy += b.sy; a.sxx += b.sxx; a.syy += b.syy; a.sxy += b.sxy; return a;)
+SKEL_MAPREDUCE_X(pearson_c, of_pair, add_moments_c, moments, SKEL_INS(float, float), SKEL_NO_INDEX, SKEL_NO_VIEWS,
+                 SKEL_NO_UNIFORM)
 
 SKEL_STRUCT(particle, float x; float y; float vx; float vy;)
 SKEL_FUNC(particle, move_aos, (particle p, float dt),
@@ -265,17 +270,19 @@ static void hand_soa(const float *const *in, float *const *out, size_t n, float 
     hand_soa_r(in[0], in[1], in[2], in[3], out[0], out[1], out[2], out[3], n, dt);
 }
 
-static void cpu_pearson(size_t n, const char *backend, int threads)
+/* Pearson's instance sk (ordered or commutative: what) on a CPU variant
+   against the fused C loop, interleaved */
+static void cpu_pearson(skel_skeleton *sk, const char *what, size_t n, const char *backend, int threads)
 {
     skel_vec *x = vec_fill(SKEL_FLOAT, n, 1), *y = vec_fill(SKEL_FLOAT, n, 2);
     const float *px = (const float *)skel_read(x), *py = (const float *)skel_read(y);
     double ts[64], th[64], t0;
     moments m, h;
     int r;
-    skel_set_plan(pearson, bench_fixed_plan(backend, threads, 0));
+    skel_set_plan(sk, bench_fixed_plan(backend, threads, 0));
     for (r = 0; r < reps; ++r) {   /* interleaved */
         t0 = bench_now();
-        ok(skel_mapreduce2(pearson, x, y, &m), "pearson");
+        ok(skel_mapreduce2(sk, x, y, &m), "pearson");
         ts[r] = bench_now() - t0;
         t0 = bench_now();
         h = hand_pearson(px, py, n);
@@ -283,8 +290,8 @@ static void cpu_pearson(size_t n, const char *backend, int threads)
         th[r] = bench_now() - t0;
         bench_sink(h.sxy + m.sxy);
     }
-    printf("| Pearson one pass | %s/%d | 2^%d | %.3f | %.3f | %.3f | %.2f |\n", backend, threads, (int)log2((double)n),
-           1e3 * median_of(ts, reps), 1e3 * median_of(th, reps), fabs(m.sxy - h.sxy) / fabs(h.sxy),
+    printf("| Pearson one pass, %s | %s/%d | 2^%d | %.3f | %.3f | %.1e | %.2f |\n", what, backend, threads,
+           (int)log2((double)n), 1e3 * median_of(ts, reps), 1e3 * median_of(th, reps), fabs(m.sxy - h.sxy) / fabs(h.sxy),
            median_of(th, reps) / median_of(ts, reps));
     skel_free(x);
     skel_free(y);
@@ -352,9 +359,15 @@ static void cpu(void)
     int i;
     printf("## CPU: %s\n", _skel_backends[0].info);
     printf("| workload | variant | n | skel ms | hand ms | rel. diff | skel speed / hand |\n|---|---|---|---|---|---|---|\n");
-    for (i = 0; i < 2; ++i) cpu_pearson((size_t)1 << lg[i], "seq", 0);
+    for (i = 0; i < 2; ++i) {
+        cpu_pearson(pearson, "ordered", (size_t)1 << lg[i], "seq", 0);
+        cpu_pearson(pearson_c, "commutative", (size_t)1 << lg[i], "seq", 0);
+    }
     if (skel_backend_available("omp"))
-        for (i = 0; i < 2; ++i) cpu_pearson((size_t)1 << lg[i], "omp", _skel_omp_default_threads());
+        for (i = 0; i < 2; ++i) {
+            cpu_pearson(pearson, "ordered", (size_t)1 << lg[i], "omp", _skel_omp_default_threads());
+            cpu_pearson(pearson_c, "commutative", (size_t)1 << lg[i], "omp", _skel_omp_default_threads());
+        }
     printf("\n| Map over particles | n | skel AoS ms | skel SoA ms | hand AoS ms | hand SoA ms"
            " | skel AoS speed / skel SoA | / hand SoA | / hand AoS |\n|---|---|---|---|---|---|---|---|---|\n");
     for (i = 0; i < 2; ++i) cpu_aos_soa((size_t)1 << lg[i], "seq", 0);
@@ -498,33 +511,51 @@ static double hand_pearson_ms(skel_vec *x, skel_vec *y, size_t n, double *sxy, d
     return ms;
 }
 
+static void run_call10(void *p)
+{
+    int k;
+    for (k = 0; k < 10; ++k) run_call(p);
+}
+
+/* Pearson at 2^lg on the GPU, ordered and commutative: one call between
+   events (the host's time to queue it counts where the GPU waits for it),
+   10 calls back to back (a call's share of a stream of them: the queueing
+   overlaps the calls before), against the copy and the hand kernel */
 static void gpu_pearson(int lg)
 {
     size_t n = (size_t)1 << lg;
     run_ctx r;
     skel_vec *x = vec_fill(SKEL_FLOAT, n, 1), *y = vec_fill(SKEL_FLOAT, n, 2), *out;
-    double ms, cms = copy_ms(8 * n, 0), bw, cbw, hms = 0, hsxy = 0, least = 0, host[64];
-    int k;
+    double ms, ms10, cms = copy_ms(8 * n, 0), bw, cbw = 2 * 8.0 * (double)n / cms / 1e6, hms = 0, hsxy = 0, least = 0,
+           host[64];
+    skel_skeleton *sk[2] = { pearson, pearson_c };
+    const char *what[2] = { "ordered", "commutative" };
+    int k, v;
     ok(skel_vec_new(&out, SKEL_TYPE(moments), 1), "out");
     on_device(x); on_device(y);
-    memset(&r, 0, sizeof r);
-    r.sk = pearson; r.c.in[0] = x; r.c.in[1] = y; r.c.out = out;   /* the sums stay on the device */
-    ms = gtime(run_call, &r, use_events);
-    for (k = 0; k < reps; ++k) {   /* the host's time to queue the call */
-        double t0;
-        gsync();
-        t0 = bench_now();
-        run_call(&r);
-        host[k] = 1e6 * (bench_now() - t0);
-    }
-    gsync();
     if (skel_backend_available("cuda")) hms = hand_pearson_ms(x, y, n, &hsxy, &least);
-    bw = 8.0 * (double)n / ms / 1e6;
-    cbw = 2 * 8.0 * (double)n / cms / 1e6;
-    printf("| Pearson one pass (reads 8 bytes/element) | 2^%d | %.4f | %.0f GB/s | copy %.0f GB/s | %.2f |"
-           " hand %.4f ms (%.2f of the copy, sxy rel. diff %.1e); one block %.4f ms; host queues in %.1f us\n",
-           lg, ms, bw, cbw, bw / cbw, hms, hms > 0 ? 8.0 * (double)n / hms / 1e6 / cbw : 0,
-           fabs(hsxy - ((const moments *)skel_read(out))->sxy) / fabs(hsxy), least, median_of(host, reps));
+    for (v = 0; v < 2; ++v) {
+        memset(&r, 0, sizeof r);
+        r.sk = sk[v]; r.c.in[0] = x; r.c.in[1] = y; r.c.out = out;   /* the sums stay on the device */
+        ms = gtime(run_call, &r, use_events);
+        ms10 = gtime(run_call10, &r, use_events) / 10;
+        for (k = 0; k < reps; ++k) {   /* the host's time to queue the call */
+            double t0;
+            gsync();
+            t0 = bench_now();
+            run_call(&r);
+            host[k] = 1e6 * (bench_now() - t0);
+        }
+        gsync();
+        bw = 8.0 * (double)n / ms / 1e6;
+        printf("| Pearson one pass, %s (reads 8 bytes/element) | 2^%d | %.4f | %.0f GB/s | copy %.0f GB/s | %.2f |"
+               " 10 back to back: %.4f ms a call, %.2f of the copy; hand %.4f ms (%.2f of the copy, sxy rel. diff %.1e);"
+               " one block %.4f ms; host queues in %.1f us\n",
+               what[v], lg, ms, bw, cbw, bw / cbw, ms10, 8.0 * (double)n / ms10 / 1e6 / cbw, hms,
+               hms > 0 ? 8.0 * (double)n / hms / 1e6 / cbw : 0,
+               fabs(hsxy - ((const moments *)skel_read(out))->sxy) / fabs(hsxy), least, median_of(host, reps));
+        on_device(out);
+    }
     skel_free(x); skel_free(y); skel_free(out);
 }
 
@@ -718,13 +749,14 @@ static void gpu(void)
     _skel_cu.cuEventCreate(&ev1, 0);
     use_events = strcmp(backend, "cuda") == 0;
     plan = bench_fixed_plan(backend, 0, 0);
-    skel_set_plan(pearson, plan); skel_set_plan(distances, plan); skel_set_plan(nearest, plan);
+    skel_set_plan(pearson, plan); skel_set_plan(pearson_c, plan); skel_set_plan(distances, plan);
+    skel_set_plan(nearest, plan);
     skel_set_plan(heat, plan); skel_set_plan(step_aos, plan); skel_set_plan(step_soa, plan);
     for (i = 0; i < skel_backend_count(); ++i)
         if (!strcmp(skel_backend_name(i), backend)) printf("## %s: %s, device-resident data\n", backend, _skel_backends[i].info);
     printf("| workload | ms | skel | baseline | ratio |\n|---|---|---|---|---|\n");
     for (i = 24; i <= 28 && wanted("pearson"); i += 2) gpu_pearson(i);
-    if (wanted("pearson")) kernel_info(pearson, "skel_reduce_part");
+    if (wanted("pearson")) { kernel_info(pearson, "skel_reduce_part"); kernel_info(pearson_c, "skel_reduce_part"); }
     if (wanted("pairs")) {
         gpu_pairs(4096, 4096);
         gpu_pairs(8192, 8192);

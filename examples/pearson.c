@@ -3,8 +3,10 @@
    One MapReduce with a struct accumulator: the map turns the pair
    (x[i], y[i]) into the five sums of one element (x, y, x*x, y*y, x*y, in
    double), the reduce adds two of them field by field.  Five passes (one
-   MapReduce per sum) become one.  The result is checked against a plain
-   loop.
+   MapReduce per sum) become one.  Adding sums is commutative, and saying
+   so (SKEL_FUNC_COMMUTATIVE) lets every backend fold them in the order
+   that suits it (vector lanes on the CPU, a grid's stride on the GPU).
+   The result is checked against a plain loop.
 
    Run it on any backend: SKEL_BACKEND=seq|omp|cuda|opencl ./pearson [n] */
 #include <math.h>
@@ -22,7 +24,7 @@ SKEL_FUNC(moments, of_pair, (float x, float y),
     m.sx = x; m.sy = y;
     m.sxx = (double)x * x; m.syy = (double)y * y; m.sxy = (double)x * y;
     return m;)
-SKEL_FUNC(moments, add_moments, (moments a, moments b),
+SKEL_FUNC_COMMUTATIVE(moments, add_moments, (moments a, moments b),
     a.sx += b.sx; a.sy += b.sy; a.sxx += b.sxx; a.syy += b.syy; a.sxy += b.sxy;
     return a;)
 SKEL_MAPREDUCE_X(pearson, of_pair, add_moments, moments, SKEL_INS(float, float),

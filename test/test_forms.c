@@ -206,6 +206,11 @@ SKEL_MAPREDUCE_X(t_argmin, f_tag, f_best, tf_best, SKEL_INS(int32_t), SKEL_INDEX
 SKEL_REDUCE(t_bestred, f_best, tf_best)
 SKEL_SCAN(t_bestscan, f_best, tf_best)
 SKEL_MAPREDUCE_X(t_pearson, f_mom, f_momadd, tf_mom, SKEL_INS(float, float), SKEL_NO_INDEX, SKEL_NO_VIEWS, SKEL_NO_UNIFORM)
+/* the same sums declared commutative: the GPUs fold them in any order */
+SKEL_FUNC_COMMUTATIVE(tf_mom, f_momadd_c, (tf_mom a, tf_mom b),
+          a.sx += b.sx; a.sy += b.sy; a.sxx += b.sxx; a.syy += b.syy; a.sxy += b.sxy; return a;)
+SKEL_MAPREDUCE_X(t_pearson_c, f_mom, f_momadd_c, tf_mom, SKEL_INS(float, float), SKEL_NO_INDEX, SKEL_NO_VIEWS,
+                 SKEL_NO_UNIFORM)
 SKEL_OVERLAP(t_ptsm, f_ptsm, tf_pt, 1)
 
 /* A vector of n points (for the declaration test in test_errors.c). */
@@ -245,6 +250,7 @@ static void struct_case(size_t n, int vi)
     vx = vec_of(SKEL_FLOAT, n, x); vy = vec_of(SKEL_FLOAT, n, y);
     st_use_variant(t_rot, vi); st_use_variant(t_argmin, vi); st_use_variant(t_bestred, vi);
     st_use_variant(t_bestscan, vi); st_use_variant(t_pearson, vi); st_use_variant(t_ptsm, vi);
+    st_use_variant(t_pearson_c, vi);
     memset(&call, 0, sizeof call);
     call.in[0] = vp; call.out = vq; call.uniform = &scale;
     ST_OK(skel_run(t_rot, &call));
@@ -271,6 +277,12 @@ static void struct_case(size_t n, int vi)
     if (n) { ST_EQ_INT(best.v, rb.v); ST_EQ_INT(best.at, rb.at); }
     ST_EQ_INT(skel_mapreduce2(t_pearson, vx, vy, &mom), n ? SKEL_OK : SKEL_EEMPTY);
     if (n) {   /* multiples of 2^-12 below 2^40: exact in any order */
+        ST_CHECK(mom.sx == rm.sx && mom.sy == rm.sy);
+        ST_CHECK(mom.sxx == rm.sxx && mom.syy == rm.syy && mom.sxy == rm.sxy);
+    }
+    memset(&mom, 0xff, sizeof mom);
+    ST_EQ_INT(skel_mapreduce2(t_pearson_c, vx, vy, &mom), n ? SKEL_OK : SKEL_EEMPTY);
+    if (n) {
         ST_CHECK(mom.sx == rm.sx && mom.sy == rm.sy);
         ST_CHECK(mom.sxx == rm.sxx && mom.syy == rm.syy && mom.sxy == rm.sxy);
     }
@@ -435,6 +447,9 @@ SKEL_FUNC(float, f_mav, (skel_index i, const float *v, float e, skel_view_float 
 SKEL_FUNC(float, f_oob, (skel_index i, float a, skel_view_float t), return a + SKEL_AT(t, i + 1);)
 SKEL_MAP_X(t_look, f_look, SKEL_OUTS(float), SKEL_INS(float), SKEL_INDEX, SKEL_VIEWS(float, int32_t), SKEL_NO_UNIFORM)
 SKEL_MAPREDUCE_X(t_wdot, f_wdot, f_addd, double, SKEL_INS(float), SKEL_INDEX, SKEL_VIEWS(double), SKEL_NO_UNIFORM)
+SKEL_FUNC_COMMUTATIVE(double, f_addd_c, (double a, double b), return a + b;)
+/* commutative: the GPUs fold it in any order, the index and the view from registers */
+SKEL_MAPREDUCE_X(t_wdot_c, f_wdot, f_addd_c, double, SKEL_INS(float), SKEL_INDEX, SKEL_VIEWS(double), SKEL_NO_UNIFORM)
 SKEL_OVERLAP_X(t_ovv, f_ovv, SKEL_OUTS(float), float, 1, SKEL_INDEX, SKEL_VIEWS(float), SKEL_UNIFORM(float))
 SKEL_OVERLAP2D_X(t_jacobi, f_jacobi, float, 1, 1, SKEL_UNWEIGHTED, SKEL_INDEX2D, SKEL_VIEWS(float, uint8_t), SKEL_NO_UNIFORM)
 SKEL_MAPARRAY_X(t_mav, f_mav, float, SKEL_INDEX, SKEL_VIEWS(float), SKEL_NO_UNIFORM)
@@ -475,6 +490,11 @@ static void views_case(size_t n, int vi)
     ST_EQ_INT(skel_run(t_wdot, &call), n ? SKEL_OK : SKEL_EEMPTY);
     for (i = 0; i < n; ++i) rdot += (double)a[i] * w[(i * 7) % 11];
     if (n) ST_CHECK(dot == rdot);   /* quarters times quarters: exact */
+    st_use_variant(t_wdot_c, vi);
+    dot = -1;
+    call.result = &dot;
+    ST_EQ_INT(skel_run(t_wdot_c, &call), n ? SKEL_OK : SKEL_EEMPTY);
+    if (n) ST_CHECK(dot == rdot);   /* exact in any order too */
     /* MapOverlap 1D with index, view, uniform */
     memset(&call, 0, sizeof call);
     call.in[0] = va; call.out = vo; call.views[0] = vt; call.uniform = &u; call.edge = SKEL_EDGE_DUPLICATE;
