@@ -918,10 +918,13 @@
                              is 4 floats a side, 6% of a 136-float tile
                              row; 2^24-2^28 floats 2-3% faster than 64)
        SKEL_GPU_OV2_ITEMS    outputs per work-item (16)
-       SKEL_GPU_OV3_ITEMS    consecutive planes a 3D MapOverlap work-item
-                             computes, its whole window's loads in flight
-                             at once (4; halved while the window's planes
-                             would take more than 96 registers)
+       SKEL_GPU_OV3_ZRUN     planes a 3D MapOverlap group marches through
+                             (64; fewer where that leaves fewer than 8
+                             groups a compute unit)
+       SKEL_GPU_OV3_ITEMS    outputs a 3D MapOverlap work-item computes a
+                             step, all their loads in flight at once (4;
+                             halved while the window's planes would take
+                             more than 96 registers)
        SKEL_GPU_OV2_DIRECT   CUDA: interior tiles of 4-byte elements with
                              small windows (5x5 and less) read straight
                              from global memory into registers, 4 x 4
@@ -931,14 +934,11 @@
        Change log, newest first; one line per change under the unreleased
        version.
        unreleased (0.3.0)
-              - MapOverlap3D: a work-item computes SKEL_GPU_OV3_ITEMS
-                consecutive planes from one window whose loads are all in
-                flight at once, instead of marching a group through 64
-                planes (SKEL_GPU_OV3_ZRUN is gone).  A wide MapReduce
-                whose operator is declared commutative folds in any order
-                on the GPUs (a grid's stride straight from memory, one
-                group reduction at the end).  H100 numbers: bench/results/
-                forms.md.
+              - A wide MapReduce (a struct accumulator, or one wider than its
+                elements) whose operator is declared commutative folds in
+                any order on the GPUs: strided straight from memory, one
+                group reduction at the end (H100, Pearson at 2^26-2^28:
+                NVIDIA's OpenCL 0.87-0.97 of the copy, was 0.73-0.83).
               - Split calls: the GPU part's time from two CUDA events (a host
                 function in stream order fired after the host part, up to
                 0.35 ms late, so refinement gave the CPU too much), no wait
@@ -1008,7 +1008,7 @@
                 MapOverlap3D marches each work-item through the planes
                 with its window in registers (7 points at 512^3: 0.71 of the
                 copy, was 0.27); SKEL_GPU_REDUCE_WIDE_TILE,
-                SKEL_GPU_OV3_ITEMS.
+                SKEL_GPU_OV3_ZRUN, SKEL_GPU_OV3_ITEMS.
               - dmda looks ahead (skel_sched_desc.lookahead): a place's
                 finish time counts the submitted calls that follow and the
                 download of a chain's last results; the CPU count is read
@@ -6383,7 +6383,10 @@ enum { _SKEL_DIALECT_CUDA = 1, _SKEL_DIALECT_OPENCL = 2 };
 #ifndef SKEL_GPU_OV2_W
 #define SKEL_GPU_OV2_W 128
 #endif
-#ifndef SKEL_GPU_OV3_ITEMS       /* planes a 3D MapOverlap work-item computes (at most; a power of two) */
+#ifndef SKEL_GPU_OV3_ZRUN        /* planes a 3D MapOverlap group marches through (at most) */
+#define SKEL_GPU_OV3_ZRUN 64
+#endif
+#ifndef SKEL_GPU_OV3_ITEMS       /* outputs a 3D MapOverlap work-item computes a step (at most; a power of two) */
 #define SKEL_GPU_OV3_ITEMS 4
 #endif
 #ifndef SKEL_GPU_MAP_ITEMS       /* elements per work-item of a Map, all loaded before any is stored */
@@ -6422,7 +6425,7 @@ typedef struct _skel_kernel_opts {
 typedef struct _skel_kernel_geom {
     int block, map_items, reduce_items, scan_items, ov_items;
     int reduce_tile, scan_tile, ov_tile, ovc_w, ovc_h, ov2_w, ov2_h;
-    int ov3_w, ov3_u;           /* 3D MapOverlap: a group's columns (rows: block / ov3_w), planes a work-item */
+    int ov3_w, ov3_u;           /* 3D MapOverlap: a group's columns (rows: block / ov3_w), outputs a step */
     int pairs_rows;             /* MapPairs: rows a work-item computes */
     int ov2_ls;                 /* 2D overlap: row stride of the tile in local memory */
     /* a SKEL_CONV2D's register tiling (conv = 1; _skel_ov2_tiling) */
@@ -7135,7 +7138,14 @@ static const char _skel_tpl_maparray[] =
     "    for (; i < n; i += step) out[i] = SKEL_MACALL(v, e[i], i);\n"
     "}\n";
 
-/* The end of both one-pass reduction kernels below: work-item 0 stores the
+/* The one-pass reduction kernels' parameters, in the order the plan
+   passes them (_skel_plan_reduce). */
+#define _SKEL_TPL_REDUCE_PART_PARAMS \
+    "SKEL_KERNEL void skel_reduce_part(SKEL_GLOBAL skel_to *partial SKEL_IN_PARAMS, skel_index first,\n" \
+    "                                  skel_index n, skel_index cols, skel_index chunk, SKEL_GLOBAL skel_uint *count,\n" \
+    "                                  SKEL_GLOBAL skel_to *result, skel_index rows SKEL_X_PARAMS)\n"
+
+/* The end of the one-pass reduction kernels below: work-item 0 stores the
    group's value acc in partial[group]; the group that finishes last (the
    counter, zero at launch, reaches groups - 1) folds the partials in order
    into result[0] and sets the counter back to zero for the next launch. */
@@ -7188,9 +7198,7 @@ static const char _skel_tpl_reduce[] =
     "\n"
     "/* One pass over [first, n): each group reduces its chunk to partial[group];\n"
     "   the last group folds the partials (_SKEL_TPL_LAST_GROUP_FOLDS). */\n"
-    "SKEL_KERNEL void skel_reduce_part(SKEL_GLOBAL skel_to *partial SKEL_IN_PARAMS, skel_index first,\n"
-    "                                  skel_index n, skel_index cols, skel_index chunk, SKEL_GLOBAL skel_uint *count,\n"
-    "                                  SKEL_GLOBAL skel_to *result, skel_index rows SKEL_X_PARAMS)\n"
+    _SKEL_TPL_REDUCE_PART_PARAMS
     "{\n"
     "    SKEL_RLOCALS;\n"
     "    SKEL_X_DECL\n"
@@ -7221,9 +7229,7 @@ static const char _skel_tpl_reduce[] =
    (skel_shfl_words).  (A register cap for four groups an SM spilled.) */
 static const char _skel_tpl_reduce_wide[] =
     "#define SKEL_RTILE (SKEL_BLOCK * SKEL_RITEMS)\n"
-    "SKEL_KERNEL void skel_reduce_part(SKEL_GLOBAL skel_to *partial SKEL_IN_PARAMS, skel_index first,\n"
-    "                                  skel_index n, skel_index cols, skel_index chunk, SKEL_GLOBAL skel_uint *count,\n"
-    "                                  SKEL_GLOBAL skel_to *result, skel_index rows SKEL_X_PARAMS)\n"
+    _SKEL_TPL_REDUCE_PART_PARAMS
     "{\n"
     "    SKEL_LOCAL skel_to r[SKEL_BLOCK];\n"
     "    SKEL_LOCAL int last_s[1];\n"
@@ -7269,21 +7275,20 @@ static const char _skel_tpl_reduce_wide[] =
    group g folds elements first + (g * SKEL_BLOCK + w) + k * stride
    (stride: the grid's work-items) straight from global memory, SKEL_RITEMS
    of them a step with every load in flight before the first is mapped;
-   the first and the last, partial step have their loads in flight at
-   once too (one at a time, 12 elements a work-item of Pearson at 2^24
-   waited for memory 12 times); the group reduces once at the end and the
-   last group folds the partials.  The plan launches at most ceil((n - first) / SKEL_BLOCK)
+   the group reduces once at the end and the last group folds the
+   partials.  The plan launches at most ceil((n - first) / SKEL_BLOCK)
    groups, so every group has work and its busy work-items are a prefix.
    The grid is fixed per device and variant, so the bits of a result are
    too.  (H100, Pearson's five double sums over two float vectors, against
    the device copy: 0.92-0.96 at 2^26-2^28 elements on CUDA and 0.87-0.97
    on NVIDIA's OpenCL, where the ordered kernel above, a group reduction
    every tile, ran at 0.89-0.95 and 0.73-0.83; at 2^24 on CUDA 0.74
-   against its 0.78: bench/results/forms.md.) */
+   against its 0.78.  There a work-item has about 124 elements: its first
+   and the 11 after its last whole step are loaded one at a time, each a
+   wait for memory; batching them is the next thing to measure.
+   bench/results/forms.md.) */
 static const char _skel_tpl_reduce_comm[] =
-    "SKEL_KERNEL void skel_reduce_part(SKEL_GLOBAL skel_to *partial SKEL_IN_PARAMS, skel_index first,\n"
-    "                                  skel_index n, skel_index cols, skel_index chunk, SKEL_GLOBAL skel_uint *count,\n"
-    "                                  SKEL_GLOBAL skel_to *result, skel_index rows SKEL_X_PARAMS)\n"
+    _SKEL_TPL_REDUCE_PART_PARAMS
     "{\n"
     "    SKEL_LOCAL skel_to r[SKEL_BLOCK];\n"
     "    SKEL_LOCAL int last_s[1];\n"
@@ -7294,21 +7299,14 @@ static const char _skel_tpl_reduce_comm[] =
     "    SKEL_WREGS\n"
     "    SKEL_X_DECL\n"
     "    (void)cols; (void)rows; (void)chunk; (void)j;\n"
-    "#define SKEL_WBATCH(first)   /* the step's loads, all in flight, then their fold */                \\\n"
-    "    SKEL_UNROLL                                                                                 \\\n"
-    "    for (j = 0; j < SKEL_RITEMS; ++j) if (i + j * stride < n) { SKEL_WLOAD(j, i + j * stride) }    \\\n"
-    "    if (first) acc = SKEL_WQVALUE(i, 0);                                                        \\\n"
-    "    SKEL_UNROLL                                                                                 \\\n"
-    "    for (j = (first); j < SKEL_RITEMS; ++j)                                                     \\\n"
-    "        if (i + j * stride < n) acc = SKEL_OP(acc, SKEL_WQVALUE(i + j * stride, j));\n"
-    "    if (i < n) { SKEL_WBATCH(1) i += SKEL_RITEMS * stride; }\n"
+    "    if (i < n) { SKEL_WLOAD(0, i) acc = SKEL_WQVALUE(i, 0); i += stride; }\n"
     "    for (; i + (SKEL_RITEMS - 1) * stride < n; i += SKEL_RITEMS * stride) {\n"
     "        SKEL_UNROLL\n"
     "        for (j = 0; j < SKEL_RITEMS; ++j) { SKEL_WLOAD(j, i + j * stride) }\n"
     "        SKEL_UNROLL\n"
     "        for (j = 0; j < SKEL_RITEMS; ++j) acc = SKEL_OP(acc, SKEL_WQVALUE(i + j * stride, j));\n"
     "    }\n"
-    "    if (i < n) { SKEL_WBATCH(0) }   /* the last, partial step */\n"
+    "    for (; i < n; i += stride) { SKEL_WLOAD(0, i) acc = SKEL_OP(acc, SKEL_WQVALUE(i, 0)); }\n"
     "    acc = skel_group_reduce(acc, busy < SKEL_BLOCK ? (int)busy : SKEL_BLOCK, r);\n"
     _SKEL_TPL_LAST_GROUP_FOLDS
     "}\n";
@@ -7859,34 +7857,32 @@ static const char _skel_tpl_pairs_reduce[] =
     "    }\n"
     "}\n";
 
-/* MapOverlap 3D: a group covers SKEL_O3W columns x SKEL_O3H rows of
-   SKEL_O3U consecutive planes, a work-item one (row, column) of those
-   planes.  It loads its whole window first, every load in flight at once:
-   the (2 SKEL_DR + 1) x (2 SKEL_DC + 1) slices of the SKEL_O3WZ planes from
-   2 SKEL_DD before its first output to 2 SKEL_DD after its last (the
-   neighbours in a row and column come from the cache, one DRAM read per
-   element), into w; then it calls the user function on w for its
-   SKEL_O3U outputs.  The indices into w are constants once the loops are
-   unrolled and the function inlined, so w lives in registers, and slice
-   elements no function reads are never loaded.  The edge policy is applied
-   as a slice is loaded (row and column offsets once per work-item, the
-   plane once per slice), so the edge and the interior take one path.
-   (History, the 7-point step at 512^3 floats on an H100 against the
-   device copy: a work-item calling the function on the data with one
-   plane's loads in flight, 0.27; a work-item marching through 64 planes
-   with its window in registers and 4 planes' loads in flight a step (a
-   2.5-D kernel), 0.71-0.72; marching through 16, 0.81 in a standalone
-   test; 4 planes a work-item and no march, 0.86 there.  This generic
-   kernel is NOT measured on a GPU in this form: its first form (loads
-   behind branches, 64-bit offsets a load) ran at 0.41.  bench/results/
-   forms.md.) */
+/* MapOverlap 3D (2.5-D blocking): a group covers SKEL_O3W columns x
+   SKEL_O3H rows of zrun planes (a launch argument), a work-item one (row,
+   column) marching through the planes with its window in registers: the
+   (2 SKEL_DR + 1) x (2 SKEL_DC + 1) slices of SKEL_O3WZ planes in w, the
+   2 SKEL_DD planes of the window before the current SKEL_O3U outputs and
+   the SKEL_O3U planes after them.  Each step loads the next SKEL_O3U slices
+   (all in flight at once: the neighbours in a row and column come from
+   the cache, one DRAM read per element), calls the user function on w
+   for SKEL_O3U outputs and shifts w down.  The indices into w are
+   constants once the loops are unrolled and the function inlined, so w
+   lives in registers, and slice elements no function reads are never
+   loaded.  The edge policy is applied as a slice is loaded (row and
+   column offsets once per work-item, the plane once per slice), so the
+   edge and the interior take one path.  (The kernel before, a work-item
+   calling the function on the data with one plane's loads in flight and
+   a private window near the edges, ran the 7-point step at 512^3 floats
+   at 0.27 of the copy bandwidth on an H100; this one at 0.71.  Tried and
+   slower: 4 adjacent columns a work-item with a separate path for
+   work-items away from the edges, 96-114 registers, 0.51-0.63;
+   SKEL_GPU_OV3_ITEMS 2 or 8 and zrun 32 or 128 moved it by 0.05 at most:
+   bench/results/forms.md.) */
 static const char _skel_tpl_overlap3d[] =
     "#define SKEL_W3 (2 * SKEL_DC + 1)\n"
     "#define SKEL_WP3 (SKEL_W3 * (2 * SKEL_DR + 1))\n"
     "#define SKEL_O3WZ (2 * SKEL_DD + SKEL_O3U)\n"
-    "/* the slice of plane q into dst; off: the slice's offsets in a plane (-1: the edge value).  Every\n"
-    "   load is unconditional, from offset 0 where the edge value replaces it, so that none waits\n"
-    "   behind a branch (a load under a condition compiles to a branch around it) */\n"
+    "/* the slice of plane q into dst; off: the slice's offsets in a plane (-1: the edge value) */\n"
     "SKEL_DEVICE void skel_o3_slice(skel_to *dst, SKEL_GLOBAL const skel_to *SKEL_RESTRICT in, skel_index q,\n"
     "                               skel_index depth, skel_index ps, const skel_index *off, int edge,\n"
     "                               skel_to edge_value)\n"
@@ -7895,61 +7891,47 @@ static const char _skel_tpl_overlap3d[] =
     "    SKEL_GLOBAL const skel_to *pl = in + (pz < 0 ? 0 : pz * ps);\n"
     "    int k;\n"
     "    SKEL_UNROLL\n"
-    "    for (k = 0; k < SKEL_WP3; ++k) {\n"
-    "        skel_to v = pl[off[k] < 0 ? 0 : off[k]];\n"
-    "        dst[k] = pz < 0 || off[k] < 0 ? edge_value : v;\n"
-    "    }\n"
+    "    for (k = 0; k < SKEL_WP3; ++k) dst[k] = pz < 0 || off[k] < 0 ? edge_value : pl[off[k]];\n"
     "}\n"
     "SKEL_KERNEL void skel_overlap3d(SKEL_GLOBAL skel_to *SKEL_RESTRICT out, SKEL_GLOBAL const skel_to *SKEL_RESTRICT in,\n"
-    "                                skel_index depth, skel_index rows, skel_index cols, int edge,\n"
+    "                                skel_index depth, skel_index zrun, skel_index rows, skel_index cols, int edge,\n"
     "                                skel_to edge_value SKEL_X_PARAMS)\n"
     "{\n"
-    "    int lid = SKEL_LID(), y, x, z, j;   /* (u: the uniform) */\n"
-    "    /* the group's tile in 32 bits: a launch has fewer than 2^31 groups */\n"
-    "    skel_uint cg = (skel_uint)((cols + SKEL_O3W - 1) / SKEL_O3W), g = (skel_uint)SKEL_GROUP();\n"
-    "    skel_uint tiles = cg * (skel_uint)((rows + SKEL_O3H - 1) / SKEL_O3H), zt = g / tiles, rem = g - zt * tiles;\n"
-    "    skel_uint ty = rem / cg, tx = rem - ty * cg;\n"
-    "    skel_index c = (skel_index)tx * SKEL_O3W + lid % SKEL_O3W, r = (skel_index)ty * SKEL_O3H + lid / SKEL_O3W;\n"
-    "    skel_index p = (skel_index)zt * SKEL_O3U, ps = rows * cols, o = (p * rows + r) * cols + c;\n"
+    "    int lid = SKEL_LID(), y, x, z, j, k;   /* (u: the uniform) */\n"
+    "    skel_index cg = (cols + SKEL_O3W - 1) / SKEL_O3W, rg = (rows + SKEL_O3H - 1) / SKEL_O3H, g = SKEL_GROUP();\n"
+    "    skel_index zt = g / (cg * rg), rem = g - zt * cg * rg, ty = rem / cg, tx = rem - ty * cg;\n"
+    "    skel_index c = tx * SKEL_O3W + lid % SKEL_O3W, r = ty * SKEL_O3H + lid / SKEL_O3W, p = zt * zrun;\n"
+    "    skel_index pe = depth - p < zrun ? depth : p + zrun, ps = rows * cols;\n"
     "    skel_index off[SKEL_WP3];\n"
     "    skel_to w[SKEL_O3WZ * SKEL_WP3];\n"
     "    SKEL_X_DECL\n"
     "    if (c >= cols || r >= rows) return;\n"
-    "    if (r >= SKEL_DR && r + SKEL_DR < rows && c >= SKEL_DC && c + SKEL_DC < cols) {\n"
-    "        /* the window's rows and columns inside the plane: one pointer a plane, the\n"
-    "           window's elements at constant column offsets from its rows */\n"
+    "    SKEL_UNROLL\n"
+    "    for (y = 0; y <= 2 * SKEL_DR; ++y) {\n"
+    "        skel_index ry = skel_edge(r + y - SKEL_DR, rows, edge);\n"
     "        SKEL_UNROLL\n"
-    "        for (z = 0; z < SKEL_O3WZ; ++z) {\n"
-    "            skel_index pz = skel_edge(p - SKEL_DD + z, depth, edge);\n"
-    "            SKEL_GLOBAL const skel_to *pc = in + (pz < 0 ? 0 : pz * ps) + r * cols + c;\n"
-    "            SKEL_UNROLL\n"
-    "            for (y = 0; y <= 2 * SKEL_DR; ++y) {\n"
-    "                SKEL_UNROLL\n"
-    "                for (x = 0; x <= 2 * SKEL_DC; ++x) {\n"
-    "                    skel_to v = pc[(y - SKEL_DR) * cols + (x - SKEL_DC)];\n"
-    "                    w[z * SKEL_WP3 + y * SKEL_W3 + x] = pz < 0 ? edge_value : v;\n"
-    "                }\n"
-    "            }\n"
+    "        for (x = 0; x <= 2 * SKEL_DC; ++x) {\n"
+    "            skel_index cx = skel_edge(c + x - SKEL_DC, cols, edge);\n"
+    "            off[y * SKEL_W3 + x] = ry < 0 || cx < 0 ? -1 : ry * cols + cx;\n"
     "        }\n"
-    "    } else {\n"
-    "        SKEL_UNROLL\n"
-    "        for (y = 0; y <= 2 * SKEL_DR; ++y) {\n"
-    "            skel_index ry = skel_edge(r + y - SKEL_DR, rows, edge);\n"
-    "            SKEL_UNROLL\n"
-    "            for (x = 0; x <= 2 * SKEL_DC; ++x) {\n"
-    "                skel_index cx = skel_edge(c + x - SKEL_DC, cols, edge);\n"
-    "                off[y * SKEL_W3 + x] = ry < 0 || cx < 0 ? -1 : ry * cols + cx;\n"
-    "            }\n"
-    "        }\n"
-    "        SKEL_UNROLL\n"
-    "        for (z = 0; z < SKEL_O3WZ; ++z)\n"
-    "            skel_o3_slice(w + z * SKEL_WP3, in, p - SKEL_DD + z, depth, ps, off, edge, edge_value);\n"
     "    }\n"
     "    SKEL_UNROLL\n"
-    "    for (j = 0; j < SKEL_O3U; ++j, o += ps)\n"
-    "        if (p + j < depth)\n"
-    "            out[o] = SKEL_OV3P(w + (SKEL_DD + j) * SKEL_WP3 + SKEL_DR * SKEL_W3 + SKEL_DC, (skel_index)SKEL_W3,\n"
-    "                               (skel_index)SKEL_WP3, o);\n"
+    "    for (z = 0; z < 2 * SKEL_DD; ++z)\n"
+    "        skel_o3_slice(w + z * SKEL_WP3, in, p - SKEL_DD + z, depth, ps, off, edge, edge_value);\n"
+    "    for (; p < pe; p += SKEL_O3U) {\n"
+    "        SKEL_UNROLL\n"
+    "        for (j = 0; j < SKEL_O3U; ++j)\n"
+    "            skel_o3_slice(w + (2 * SKEL_DD + j) * SKEL_WP3, in, p + SKEL_DD + j, depth, ps, off, edge, edge_value);\n"
+    "        SKEL_UNROLL\n"
+    "        for (j = 0; j < SKEL_O3U; ++j)\n"
+    "            if (p + j < pe) {\n"
+    "                skel_index o = ((p + j) * rows + r) * cols + c;\n"
+    "                out[o] = SKEL_OV3P(w + (SKEL_DD + j) * SKEL_WP3 + SKEL_DR * SKEL_W3 + SKEL_DC, (skel_index)SKEL_W3,\n"
+    "                                   (skel_index)SKEL_WP3, o);\n"
+    "            }\n"
+    "        SKEL_UNROLL\n"
+    "        for (k = 0; k < 2 * SKEL_DD * SKEL_WP3; ++k) w[k] = w[k + SKEL_O3U * SKEL_WP3];\n"
+    "    }\n"
     "}\n";
 
 /* ---- the generator ---- */
@@ -8855,11 +8837,17 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
             in0 = _SKEL_BUF_SCRATCH0;
         }
         if (sk->kind == SKEL_KIND_OVERLAP3D) {  /* (never split: SPLIT CALLS) */
+            /* planes a group marches: SKEL_GPU_OV3_ZRUN (its window's extra
+               planes cost 2 dD / zrun more reads), fewer while that leaves
+               fewer than 8 groups a compute unit; a multiple of ov3_u */
             size_t tiles = _skel_cdiv(C, (size_t)g.ov3_w) * _skel_cdiv(R, (size_t)(g.block / g.ov3_w));
-            s = _skel_kstep_new(p, "skel_overlap3d", tiles * _skel_cdiv(sh->depth, (size_t)g.ov3_u));
+            size_t zrun = SKEL_GPU_OV3_ZRUN, want = (size_t)o.compute_units * 8;
+            while (zrun > (size_t)g.ov3_u && tiles * _skel_cdiv(sh->depth, zrun) < want) zrun /= 2;
+            s = _skel_kstep_new(p, "skel_overlap3d", tiles * _skel_cdiv(sh->depth, zrun));
             _skel_karg_buf(s, _SKEL_BUF_OUT);
             _skel_karg_buf(s, in0);
             _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)sh->depth);
+            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)zrun);
         } else {                                /* output rows [lo, hi) of the part */
             s = _skel_kstep_new(p, "skel_overlap2d", _skel_cdiv(C, (size_t)g.ov2_w) * _skel_cdiv(sh->hi - sh->lo, (size_t)g.ov2_h));
             _skel_karg_buf(s, _SKEL_BUF_OUT);
