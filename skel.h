@@ -1615,6 +1615,11 @@ typedef struct skel_sched_desc {
     double alpha, beta;         /* dmda's weights of expected finish and transfer time (1, 1) */
     int lookahead;              /* dmda: how many of the calls and tasks that follow a ready one its
                                    choice adds (default 16, at most 64; negative: none, greedy) */
+    int defer_us;               /* dmda: a call or task ready when submitted waits to be placed
+                                   together with the ones submitted after it, until submissions pause
+                                   this long (default 5 us, at most 1 s; 10 times as long at most
+                                   since the first waiting one; 64 at most wait; a wait for any of
+                                   them places them at once); negative: placed at once */
     int calibrate;              /* samples before a history model is trusted (default 10) */
     const char *model_dir;      /* folder of the models file (default: the plan folder) */
     int nofile;                 /* 1: models are neither loaded nor saved */
@@ -1630,6 +1635,8 @@ typedef struct skel_sched_stats {
     uint64_t by_model, calibrating, by_rule;    /* placed by a performance model; sent to an
                                                    uncalibrated place to measure it; by the policy's
                                                    rule alone (eager, ws, static, one place) */
+    uint64_t deferred;                          /* of them, ready at submission and placed later
+                                                   with those submitted after (dmda's defer_us) */
     int places;                                 /* memory spaces */
     const char *place_name[16];
     uint64_t place_tasks[16];                   /* tasks run at each place */
@@ -15005,7 +15012,8 @@ typedef struct _skel_tnode {
     char *why;                  /* the failure's message (malloc'd), or NULL */
     uint64_t key;               /* its history model's instance key */
     uint64_t fp[2];             /* its footprint (context point or size) */
-    double pred, work;          /* predicted seconds at place; pred * width charged to its load */
+    double pred, work, xf;      /* predicted seconds at place; charged to its load (pred * width
+                                   + xf); seconds of its inputs' copies there (dmda) */
     size_t bytes;               /* size of this node, captures included */
     skel_task_desc ut;          /* a user task */
     skel_call call;             /* its operands; captured scalars point into cap */
@@ -15042,6 +15050,7 @@ typedef struct _skel_policy {
     void (*push)(_skel_tnode *t, _skel_rtw *from);
     /* The next task for a worker (NULL: a waiting thread) at place p, or NULL (rt mu held). */
     _skel_tnode *(*pop)(_skel_rtw *w, int p);
+    int defers;                 /* a ready submission may wait to be placed with later ones (_skel_rt_hold) */
 } _skel_policy;
 
 /* ---- models: history per (instance, place), transfers per link ---- */
@@ -15164,12 +15173,18 @@ static struct {
     int recording;              /* atomic: finishes of free tasks between their release and their
                                    record (_skel_rt_finish_free) */
     char pad7[64];
+    int unplaced;               /* atomic, written under mu: ready submissions not placed yet (_skel_rt_hold) */
+    uint64_t place_due;         /* atomic, written under mu: when they are placed (ns of _skel_now) */
+    char pad8[64];
 } _skel_rt_sig;
 static struct {               /* what every submission and finish touches first, on few lines */
     int configured;             /* mu: the rest of the configuration is resolved */
     const _skel_policy *pol;    /* mu */
     double alpha, beta;         /* mu */
     int lookahead;              /* mu: dmda's successors counted (0: greedy) */
+    double hold;                /* mu: dmda's defer_us in seconds (0: ready submissions placed at once) */
+    _skel_tqueue unplaced;      /* mu: ready submissions not placed yet, oldest first (_skel_rt_hold) */
+    double unplaced_since;      /* mu: when the oldest of them was held */
     int calibrate, nofile;      /* mu */
     int use[_SKEL_RT_MAXP];     /* mu: places the policies may choose */
     int nplaces;                /* mu: spaces known when configured */
@@ -15445,7 +15460,7 @@ static _skel_tnode *_skel_tq_take(_skel_tqueue *q, int p)
 static void _skel_rt_queue(_skel_tnode *t, int p)
 {
     t->place = p;
-    t->work = t->pred > 0 ? t->pred * (double)t->width : 0;
+    t->work = t->pred > 0 ? t->pred * (double)t->width + t->xf : 0;
     _skel_rt.load[p] += t->work;
     _skel_tq_push(&_skel_rt.q[p], t);
     _skel_rt_kick(p);
@@ -15773,7 +15788,7 @@ static void _skel_dmda_push(_skel_tnode *t, _skel_rtw *from)
         f = _skel_rt.alpha * (fin[p] - best_fin) + _skel_rt.beta * xf[p];
         if (best < 0 || f < best_fit) { best = p; best_fit = f; }
     }
-    t->v = var[best]; t->width = width[best]; t->pred = pred[best];
+    t->v = var[best]; t->width = width[best]; t->pred = pred[best]; t->xf = xf[best];
     _skel_rt_count(t, _SKEL_TR_MODEL);
     _skel_rt_queue(t, best);
 }
@@ -15863,10 +15878,10 @@ static _skel_tnode *_skel_ws_pop(_skel_rtw *w, int p)
 }
 
 static const _skel_policy _skel_policies[] = {
-    { "dmda", _skel_dmda_push, _skel_place_pop },
-    { "eager", _skel_eager_push, _skel_eager_pop },
-    { "ws", _skel_ws_push, _skel_ws_pop },
-    { "static", _skel_static_push, _skel_place_pop },
+    { "dmda", _skel_dmda_push, _skel_place_pop, 1 },
+    { "eager", _skel_eager_push, _skel_eager_pop, 0 },
+    { "ws", _skel_ws_push, _skel_ws_pop, 0 },
+    { "static", _skel_static_push, _skel_place_pop, 0 },
 };
 
 static const _skel_policy *_skel_policy_find(const char *name)
@@ -15875,6 +15890,70 @@ static const _skel_policy *_skel_policy_find(const char *name)
     for (i = 0; name && i < sizeof _skel_policies / sizeof *_skel_policies; ++i)
         if (strcmp(_skel_policies[i].name, name) == 0) return &_skel_policies[i];
     return NULL;
+}
+
+/* ---- deferred placement (dmda) ----
+   A call that is ready when it is submitted is not placed at once: the
+   calls that follow it are submitted next, and dmda's lookahead
+   (_skel_dmda_ahead) can count them only once they are there (a blur's row
+   pass placed before its column pass existed went to the GPU and paid the
+   copies; SOR's first sweeps ran on the host).  It waits in
+   _skel_rt.unplaced, and all that wait are placed together, oldest first:
+   when submissions pause for _skel_rt.hold (or 10 times that after the
+   first one waited), by a worker with nothing to run
+   (_skel_rt_idle_wait's 3); when any thread waits (_skel_rt_wait_until,
+   so a wait on an unplaced call places it), a farm is started, or
+   _SKEL_RT_UNPLACED of them wait.  The first one held kicks every place
+   that can run it, so some worker is there to place it: a lone call on an
+   idle machine waits for the pause at most (a worker's start takes about
+   as long), and no worker stops while calls wait (_skel_rt_worker). */
+#define _SKEL_RT_UNPLACED 64
+
+static uint64_t _skel_ns(double t) { return (uint64_t)(t * 1e9); }
+
+/* Place every waiting call (mu held). */
+static void _skel_rt_place_all(void)
+{
+    _skel_tnode *t;
+    while ((t = _skel_rt.unplaced.head) != NULL) {
+        _skel_rt.unplaced.head = t->next;
+        if (!t->next) _skel_rt.unplaced.tail = NULL;
+        _skel_rt.unplaced.n--;
+        _SKEL_STORE(&_skel_rt_sig.unplaced, _skel_rt.unplaced.n);
+        _skel_rt.st.deferred++;
+        _skel_rt.pol->push(t, NULL);
+    }
+}
+
+/* Ready submission t waits to be placed (mu held): 1; 0 when the policy
+   places it now (it does not defer, or only one place can run t). */
+static int _skel_rt_hold(_skel_tnode *t)
+{
+    double now, due;
+    int p, first = _skel_rt.unplaced.n == 0;
+    if (!_skel_rt.pol->defers || _skel_rt.hold <= 0 || _skel_rt.lookahead <= 0 || _skel_rt_sole_place(t) != -1) return 0;
+    now = _skel_now();
+    t->next = NULL;
+    if (_skel_rt.unplaced.tail) _skel_rt.unplaced.tail->next = t;
+    else _skel_rt.unplaced.head = t;
+    _skel_rt.unplaced.tail = t;
+    _skel_rt.unplaced.n++;
+    if (first) _skel_rt.unplaced_since = now;
+    due = now + _skel_rt.hold;
+    if (due > _skel_rt.unplaced_since + 10 * _skel_rt.hold) due = _skel_rt.unplaced_since + 10 * _skel_rt.hold;
+    _SKEL_STORE(&_skel_rt_sig.place_due, _skel_ns(due));
+    _SKEL_STORE(&_skel_rt_sig.unplaced, _skel_rt.unplaced.n);
+    if (_skel_rt.unplaced.n >= _SKEL_RT_UNPLACED) _skel_rt_place_all();
+    else if (first)
+        for (p = 0; p < _skel_rt.nplaces; ++p)
+            if (_skel_rt.use[p] && _skel_rt_can_run(t, p)) _skel_rt_kick(p);
+    return 1;
+}
+
+/* The waiting calls are due to be placed (a hint without mu). */
+static int _skel_rt_place_due(void)
+{
+    return _SKEL_LOAD(&_skel_rt_sig.unplaced) > 0 && _skel_ns(_skel_now()) >= _SKEL_LOAD(&_skel_rt_sig.place_due);
 }
 
 /* ---- workers ---- */
@@ -15893,13 +15972,16 @@ static int _skel_rt_worker(void *arg);
    every idle worker into a queue on mu (each push bumps the epoch after
    queueing its task: a worker that sees the new epoch sees the task); one
    that lost the race for a free task spins on (its idle count unchanged:
-   that count's line is not written by every spinner at every push). */
+   that count's line is not written by every spinner at every push).
+   Calls waiting to be placed and due (_skel_rt_place_due): 3, mu not
+   taken. */
 static int _skel_rt_idle_wait(unsigned seen, int host, _skel_tnode **t)
 {
 #if _SKEL_POOL
     double end = 0;
     int k;
     for (;;) {
+        if (_skel_rt_place_due()) return 3;
         for (k = 0; k < 64; ++k) {
             unsigned e = _SKEL_LOAD(&_skel_rt_sig.epoch);
             if (e != seen) {
@@ -16140,6 +16222,10 @@ static int _skel_rt_worker(void *arg)
                 _skel_rt.deferred = 0;
                 if (!t || _SKEL_LOAD(&_skel_rt_sig.queued)) _skel_rt_kick(w->place);
             }
+            if (!t && _skel_rt.unplaced.n) {    /* nothing to run: place the waiting calls when due */
+                if (_skel_rt_place_due()) { _skel_rt_place_all(); spun = 0; continue; }
+                spun = 0;       /* no stop while calls wait: it spins until they are due */
+            }
             if (!t && spun) {
                 if (_skel_rt_retire(w)) break;
                 spun = 0;
@@ -16151,6 +16237,7 @@ static int _skel_rt_worker(void *arg)
             _SKEL_ADD(&_skel_rt_sig.idle[w->place], 1);
             r = _skel_rt_idle_wait(seen, host, &t);
             _SKEL_ADD(&_skel_rt_sig.idle[w->place], -1);
+            if (r == 3) { _skel_rt_lock(); held = 1; spun = 0; continue; }
             if (r != 2) {
                 held = r == 1;
                 spun = r == 0;
@@ -16233,7 +16320,7 @@ static void _skel_rt_wait_until(int (*done)(void *arg), void *arg)
 {
     double t0 = _skel_trace.on ? _skel_now() : 0;
     int spun = 0;
-    while (!done(arg)) {
+    while (_skel_rt_place_all(), !done(arg)) {     /* a wait places what waits to be placed */
         if (_skel_rt_help()) { spun = 0; continue; }
         if (done(arg)) break;
         if (!spun) { spun = !_skel_rt_watch(); continue; }    /* then look again */
@@ -16316,6 +16403,7 @@ static int _skel_rt_configure(const skel_sched_desc *d)
     _skel_rt.alpha = d->alpha > 0 ? d->alpha : 1;
     _skel_rt.beta = d->beta > 0 ? d->beta : 1;
     _skel_rt.lookahead = d->lookahead < 0 ? 0 : d->lookahead == 0 ? 16 : d->lookahead > 64 ? 64 : d->lookahead;
+    _skel_rt.hold = !_SKEL_POOL || d->defer_us < 0 ? 0 : d->defer_us == 0 ? 5e-6 : d->defer_us > 1000000 ? 1 : 1e-6 * d->defer_us;
     _skel_rt.calibrate = d->calibrate > 0 ? d->calibrate : 10;
     _skel_rt.nofile = d->nofile;
     snprintf(_skel_rt.model_dir, sizeof _skel_rt.model_dir, "%s", d->model_dir ? d->model_dir : "");
@@ -16451,7 +16539,7 @@ static int _skel_rt_submit_locked(_skel_tnode *t)
     t->id = _SKEL_ADD(&_skel_rt_sig.next_id, 1);
     _skel_rt_link(t);
     _SKEL_ADD(&_skel_rt_sig.pending, 1);
-    if (t->npred == 0) _skel_rt.pol->push(t, _skel_rt_self);
+    if (t->npred == 0 && !_skel_rt_hold(t)) _skel_rt.pol->push(t, _skel_rt_self);
     return SKEL_OK;
 }
 
@@ -16596,7 +16684,8 @@ static void _skel_rt_wait_free(void)
     int k;
     for (;;) {
         for (k = 0; k < 64; ++k) {
-            if (!_SKEL_LOAD(&_skel_rt_sig.pending) || _SKEL_LOAD(&_skel_rt_sig.queued)) return;
+            if (!_SKEL_LOAD(&_skel_rt_sig.pending) || _SKEL_LOAD(&_skel_rt_sig.queued) || _SKEL_LOAD(&_skel_rt_sig.unplaced))
+                return;
             if (_skel_rt_help_free()) { end = 0; k = 0; }
             else _SKEL_PAUSE();
         }
@@ -16705,6 +16794,7 @@ int skel_farm_start(skel_farm *f)
         f->pending++;
         if ((rc = _skel_rt_submit_locked(t)) != SKEL_OK) { f->pending--; _skel_tnode_free(t); }
     }
+    _skel_rt_place_all();       /* the members are all there: nothing to wait for */
     _skel_rt_unlock();
     return rc;
 }

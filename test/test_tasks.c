@@ -1097,6 +1097,225 @@ SKEL_TEST(tasks_dmda_looks_ahead_along_chains)
     free(x0);
 }
 
+/* ---- deferred placement (dmda's defer_us) ---- */
+static void sched_defer(int defer_us)
+{
+    ST_OK(skel_sched_set(&(skel_sched_desc){ .policy = "dmda", .places = "host,opencl", .cpu_workers = 1,
+                                             .defer_us = defer_us, .nofile = 1 }));
+}
+
+static int tk_flag(skel_vec *const *d, void *arg)       /* a user task both places run: sets *arg */
+{
+    (void)d;
+    __atomic_store_n((int *)arg, 1, __ATOMIC_RELEASE);
+    return SKEL_OK;
+}
+
+/* Calls ready at submission wait to be placed (a second long here): the
+   64th of them places all that wait, a wait places the rest, and every
+   call is placed and run exactly once. */
+SKEL_TEST(tasks_deferred_placement_places_every_call_once)
+{
+    enum { N = 100 };
+    skel_vec *x = uvec(1000, 3), *o[N], *o2[N];
+    skel_sched_stats st;
+    const uint32_t *px, *p;
+    int i;
+    size_t j;
+    if (_skel_place_find("opencl") < 0) ST_SKIP("no OpenCL place");
+    sched_defer(1000000);
+    for (i = 0; i < N; ++i) {
+        ST_OK(skel_vec_new(&o[i], SKEL_UINT32, 1000));
+        ST_OK(skel_vec_new(&o2[i], SKEL_UINT32, 1000));
+    }
+    skel_sched_stats_reset();
+    for (i = 0; i < N; ++i) ST_OK(skel_submit(tk_mulu, &(skel_call){ .in = { x }, .out = o[i] }));      /* ready */
+    skel_sched_stats_get(&st);
+    ST_EQ_UINT(st.deferred, 64);        /* the 64th placed them; the other 36 still wait */
+    for (i = 0; i < N; ++i) ST_OK(skel_submit(tk_mulu, &(skel_call){ .in = { o[i] }, .out = o2[i] }));  /* ready if o[i] is done */
+    ST_OK(skel_wait_all());
+    skel_sched_stats_get(&st);
+    ST_EQ_UINT(st.tasks, 2 * N);
+    ST_CHECK(st.deferred >= N && st.deferred <= 2 * N);
+    ST_EQ_UINT(st.by_model + st.calibrating + st.by_rule, 2 * N);
+    ST_EQ_UINT(st.place_tasks[0] + st.place_tasks[_skel_place_find("opencl")], 2 * N);
+    px = (const uint32_t *)skel_read(x);
+    for (i = 0; i < N && px; ++i) {
+        p = (const uint32_t *)skel_read(o2[i]);
+        ST_CHECK(p != NULL);
+        for (j = 0; p && j < 1000; ++j)
+            if (p[j] != 3u * (3u * px[j] + 1u) + 1u) { ST_FAIL("call %d element %zu: %u", i, j, p[j]); break; }
+    }
+    for (i = 0; i < N; ++i) { skel_free(o[i]); skel_free(o2[i]); }
+    skel_free(x);
+    ST_OK(skel_sched_set(NULL));
+}
+
+/* A wait on a call that waits to be placed places it (skel_read,
+   skel_wait, skel_wait_all, a farm), with a second's defer_us; and with
+   the default, a call nobody waits for is placed and run within the
+   pause (a worker places it). */
+SKEL_TEST(tasks_wait_on_an_unplaced_call_places_it)
+{
+    skel_vec *x = uvec(4096, 5), *y, *z;
+    skel_farm *f;
+    const uint32_t *px, *py;
+    uint32_t x0;
+    double t0;
+    int flag = 0, k;
+    if (_skel_place_find("opencl") < 0) ST_SKIP("no OpenCL place");
+    ST_OK(skel_vec_new(&y, SKEL_UINT32, 4096));
+    ST_OK(skel_vec_new(&z, SKEL_UINT32, 4096));
+    sched_defer(1000000);
+    for (k = 0; k < 3; ++k) {
+        st_context("wait %d", k);
+        px = (const uint32_t *)skel_read(x);
+        ST_CHECK(px != NULL);
+        x0 = px ? px[7] : 0;
+        t0 = _skel_now();
+        ST_OK(skel_submit(tk_mulu, &(skel_call){ .in = { x }, .out = y }));
+        if (k == 0) ST_CHECK((py = (const uint32_t *)skel_read(y)) != NULL);
+        else ST_OK(k == 1 ? skel_wait(y) : skel_wait_all());
+        ST_CHECK(_skel_now() - t0 < 0.5);
+        py = (const uint32_t *)skel_read(y);
+        ST_CHECK(py && py[7] == 3u * x0 + 1u);
+    }
+    st_context("farm");
+    ST_OK(skel_farm_new(&f));
+    ST_OK(skel_farm_call(f, tk_mulu, &(skel_call){ .in = { x }, .out = z }));
+    t0 = _skel_now();
+    ST_OK(skel_farm_run(f));
+    ST_CHECK(_skel_now() - t0 < 0.5);
+    skel_farm_free(f);
+    st_context("nobody waits");
+    sched_defer(0);
+    ST_OK(skel_task_submit(&(skel_task_desc){ .name = "flag", .cpu = tk_flag, .gpu = tk_flag, .arg = &flag,
+                                              .data = { y }, .mode = { SKEL_READ_WRITE } }));
+    for (t0 = _skel_now(); !__atomic_load_n(&flag, __ATOMIC_ACQUIRE) && _skel_now() - t0 < 5;) nap_us(50);
+    ST_CHECK(__atomic_load_n(&flag, __ATOMIC_ACQUIRE));
+    st_context("");
+    ST_OK(skel_wait_all());
+    ST_OK(skel_sched_set(NULL));
+    skel_free(x); skel_free(y); skel_free(z);
+}
+
+/* Four threads submit at once, each chains of calls on containers of its
+   own, ready calls among them, and waits now and then; the workers place
+   what waits (a short defer_us) or the 64 bound does (a long one). */
+#define DP_THREADS 4
+#define DP_CALLS 300
+typedef struct dp_arg { skel_vec *x, *y; uint32_t x0; int ok; } dp_arg;
+
+static void *dp_main(void *p)
+{
+    dp_arg *a = (dp_arg *)p;
+    const uint32_t *r;
+    uint32_t e = a->x0;
+    int i, ok = 1;
+    for (i = 0; i < DP_CALLS && ok; ++i) {    /* x -> y -> x ..: each call reads what the one before wrote */
+        ok = skel_submit(tk_mulu, &(skel_call){ .in = { i % 2 ? a->y : a->x }, .out = i % 2 ? a->x : a->y }) == SKEL_OK;
+        e = 3u * e + 1u;
+        if (ok && i % 37 == 36) ok = skel_wait(i % 2 ? a->x : a->y) == SKEL_OK;
+    }
+    r = ok ? (const uint32_t *)skel_read(DP_CALLS % 2 ? a->y : a->x) : NULL;
+    a->ok = ok && r && r[0] == e;
+    return NULL;
+}
+
+SKEL_TEST(tasks_deferred_placement_with_many_threads_submitting)
+{
+    pthread_t th[DP_THREADS];
+    dp_arg a[DP_THREADS];
+    skel_sched_stats st;
+    int i, round, defers[2] = { 20, 1000000 };
+    if (_skel_place_find("opencl") < 0) ST_SKIP("no OpenCL place");
+    for (round = 0; round < 2; ++round) {
+        st_context("defer_us %d", defers[round]);
+        sched_defer(defers[round]);
+        skel_sched_stats_reset();
+        for (i = 0; i < DP_THREADS; ++i) {
+            a[i].x = uvec(256, 11 + (uint32_t)i);
+            a[i].x0 = ((const uint32_t *)skel_read(a[i].x))[0];
+            ST_OK(skel_vec_new(&a[i].y, SKEL_UINT32, 256));
+            a[i].ok = 0;
+        }
+        for (i = 0; i < DP_THREADS; ++i) ST_CHECK(pthread_create(&th[i], NULL, dp_main, &a[i]) == 0);
+        for (i = 0; i < DP_THREADS; ++i) pthread_join(th[i], NULL);
+        ST_OK(skel_wait_all());
+        skel_sched_stats_get(&st);
+        for (i = 0; i < DP_THREADS; ++i) {
+            ST_CHECK(a[i].ok);
+            skel_free(a[i].x); skel_free(a[i].y);
+        }
+        ST_EQ_UINT(st.tasks, DP_THREADS * DP_CALLS);
+        ST_EQ_UINT(st.by_model + st.calibrating + st.by_rule, DP_THREADS * DP_CALLS);
+        ST_CHECK(st.deferred >= DP_THREADS && st.deferred <= DP_THREADS * DP_CALLS);
+    }
+    st_context("");
+    ST_OK(skel_sched_set(NULL));
+}
+
+/* The blur's pattern: a call ready at submission (its input on the host)
+   and the call that reads its result.  Alone, the first is cheaper on the
+   host (a device call must bring the input up and its result home); with
+   its successor counted the pair is cheaper on the device.  Placed at
+   once the first goes to the host and the second follows it there;
+   deferred, both go to the device.  Costs from a plan: a host call 1.2
+   times the round trip (input up, result down), a device call 0.01 of the
+   copy up (dmda's fitness also adds the transfer once more: alone, the
+   host's is 0.2 of the round trip, the device's the copy up). */
+static double tk_pair_cost(const skel_variant *v, const size_t *point, double *once, void *user)
+{
+    const double *c = (const double *)user;
+    (void)point; (void)once;
+    return strcmp(v->backend, "opencl") == 0 ? 0.01 * c[0] : 1.2 * (c[0] + c[1]);
+}
+
+SKEL_TEST(tasks_deferred_placement_sees_the_call_that_follows)
+{
+    const size_t n = 1 << 16;
+    skel_vec *x = uvec(n, 9), *y, *z;
+    skel_variant vars[2];
+    skel_tune_desc d;
+    skel_plan *plan;
+    skel_sched_stats st;
+    double c[2];
+    int cl = _skel_place_find("opencl"), defer;
+    uint32_t x0;
+    const uint32_t *pz;
+    if (cl < 0) ST_SKIP("no OpenCL place");
+    ST_OK(skel_vec_new(&y, SKEL_UINT32, n));
+    ST_OK(skel_vec_new(&z, SKEL_UINT32, n));
+    ST_OK(_skel_link_cost(0, cl, n * 4, &c[0]));
+    ST_OK(_skel_link_cost(cl, 0, n * 4, &c[1]));
+    memset(vars, 0, sizeof vars);
+    vars[0].backend = "seq";
+    vars[1].backend = "opencl";
+    memset(&d, 0, sizeof d);
+    d.id = "tasks-pair"; d.dims = 1; d.lower[0] = d.upper[0] = n;
+    d.cost = tk_pair_cost; d.user = c; d.variants = vars; d.nvariants = 2; d.nofile = 1; d.quiet = 1;
+    ST_OK(skel_tune(&d, &plan));
+    ST_OK(skel_set_plan(tk_mulu, plan));
+    for (defer = 0; defer < 2; ++defer) {
+        st_context("defer %s", defer ? "on" : "off");
+        x0 = ((const uint32_t *)skel_write(x))[5];     /* on the host only */
+        sched_defer(defer ? 1000000 : -1);
+        skel_sched_stats_reset();
+        ST_OK(skel_submit(tk_mulu, &(skel_call){ .in = { x }, .out = y }));
+        ST_OK(skel_submit(tk_mulu, &(skel_call){ .in = { y }, .out = z }));
+        pz = (const uint32_t *)skel_read(z);
+        skel_sched_stats_get(&st);
+        ST_EQ_UINT(st.place_tasks[defer ? cl : 0], 2);
+        ST_EQ_UINT(st.deferred, defer ? 1 : 0);
+        ST_CHECK(pz && pz[5] == 3u * (3u * x0 + 1u) + 1u);
+    }
+    st_context("");
+    skel_set_plan(tk_mulu, NULL);
+    skel_plan_free(plan);
+    ST_OK(skel_sched_set(NULL));
+    skel_free(x); skel_free(y); skel_free(z);
+}
+
 SKEL_TEST(tasks_models_file_is_saved_loaded_shown_and_checked)
 {
     char dir[128], path[4200], out[256], line[512];
