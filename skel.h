@@ -488,7 +488,13 @@
        first call's input happens to be (greedy, 80 SOR sweeps whose input
        starts on the host all ran there, 3 times slower than on the GPU),
        and it counts bringing the results of the last of them home (the
-       host is taken to read what no submitted call follows).
+       host is taken to read what no submitted call follows).  A call
+       ready when it is submitted is placed a little later, with the ones
+       submitted after it (skel_sched_desc.defer_us: when submissions
+       pause for 5 us, 50 us after the first waited, when 64 wait, or at
+       once when any thread waits or a farm starts), so that the lookahead
+       sees what follows it (a blur's row pass placed before its column
+       pass existed went to the GPU and paid two copies).
        eager: one queue, any
        worker; ws: a queue per worker, idle workers steal; static: where
        skel_run would run it.  A user task without containers that only
@@ -1013,6 +1019,10 @@
                 finish time counts the submitted calls that follow and the
                 download of a chain's last results; the CPU count is read
                 once (it was a /sys read at every call placed).
+              - dmda defers placing a call ready at submission until the
+                calls that follow it are submitted (skel_sched_desc.defer_us,
+                skel_sched_stats.deferred); a place's load counts the copies
+                of the calls queued there (a GPU worker makes them itself).
               - 2-D convolution at the compute limit (thesis ch. 5): a
                 register-tiled GPU kernel whose tiling factors come from
                 the device's limits through the thesis' two metrics
@@ -14923,7 +14933,11 @@ int skel_stream_dump(const skel_stream *s, int format, const char *path)
              larger of its longest call and its work over p's lanes) and
              the download of what the last of them write (results are
              taken to end at the host), where every place can predict all
-             of them.
+             of them.  A call ready at submission waits to be placed with
+             the ones submitted after it (deferred placement, below).
+             avail(p) also counts the copies dmda charged the calls queued
+             at p (xf: a GPU worker makes its calls' copies itself, on the
+             stream its kernels use).
      eager   one queue; any worker takes the oldest task it can run.
      ws      a queue per worker; a task made ready by a worker goes to that
              worker's queue (submissions: round robin), and a worker with
@@ -15456,11 +15470,16 @@ static _skel_tnode *_skel_tq_take(_skel_tqueue *q, int p)
     return NULL;
 }
 
+/* Benchmarks (bench/tasks.c): 0 leaves the copies out of a place's load,
+   as dmda did before, to compare (read under rt mu). */
+extern int _skel_dmda_load_copies;
+int _skel_dmda_load_copies = 1;
+
 /* Queue t at place p for the place's workers, charging its predicted work. */
 static void _skel_rt_queue(_skel_tnode *t, int p)
 {
     t->place = p;
-    t->work = t->pred > 0 ? t->pred * (double)t->width + t->xf : 0;
+    t->work = t->pred > 0 ? t->pred * (double)t->width + (_skel_dmda_load_copies ? t->xf : 0) : 0;
     _skel_rt.load[p] += t->work;
     _skel_tq_push(&_skel_rt.q[p], t);
     _skel_rt_kick(p);
@@ -15903,7 +15922,9 @@ static const _skel_policy *_skel_policy_find(const char *name)
    first one waited), by a worker with nothing to run
    (_skel_rt_idle_wait's 3); when any thread waits (_skel_rt_wait_until,
    so a wait on an unplaced call places it), a farm is started, or
-   _SKEL_RT_UNPLACED of them wait.  The first one held kicks every place
+   _SKEL_RT_UNPLACED of them wait.  The oldest is placed alone once the
+   calls that follow it fill the lookahead (_skel_rt_place_seen: a chain
+   need not wait for the pause).  The first one held kicks every place
    that can run it, so some worker is there to place it: a lone call on an
    idle machine waits for the pause at most (a worker's start takes about
    as long), and no worker stops while calls wait (_skel_rt_worker). */
@@ -15911,18 +15932,22 @@ static const _skel_policy *_skel_policy_find(const char *name)
 
 static uint64_t _skel_ns(double t) { return (uint64_t)(t * 1e9); }
 
+/* Place the oldest waiting call (mu held). */
+static void _skel_rt_place_one(void)
+{
+    _skel_tnode *t = _skel_rt.unplaced.head;
+    _skel_rt.unplaced.head = t->next;
+    if (!t->next) _skel_rt.unplaced.tail = NULL;
+    _skel_rt.unplaced.n--;
+    _SKEL_STORE(&_skel_rt_sig.unplaced, _skel_rt.unplaced.n);
+    _skel_rt.st.deferred++;
+    _skel_rt.pol->push(t, NULL);
+}
+
 /* Place every waiting call (mu held). */
 static void _skel_rt_place_all(void)
 {
-    _skel_tnode *t;
-    while ((t = _skel_rt.unplaced.head) != NULL) {
-        _skel_rt.unplaced.head = t->next;
-        if (!t->next) _skel_rt.unplaced.tail = NULL;
-        _skel_rt.unplaced.n--;
-        _SKEL_STORE(&_skel_rt_sig.unplaced, _skel_rt.unplaced.n);
-        _skel_rt.st.deferred++;
-        _skel_rt.pol->push(t, NULL);
-    }
+    while (_skel_rt.unplaced.head) _skel_rt_place_one();
 }
 
 /* Ready submission t waits to be placed (mu held): 1; 0 when the policy
@@ -15948,6 +15973,29 @@ static int _skel_rt_hold(_skel_tnode *t)
         for (p = 0; p < _skel_rt.nplaces; ++p)
             if (_skel_rt.use[p] && _skel_rt_can_run(t, p)) _skel_rt_kick(p);
     return 1;
+}
+
+/* The calls that follow t fill dmda's lookahead (mu held): waiting longer
+   cannot change where it goes. */
+static int _skel_rt_sees_all(const _skel_tnode *t)
+{
+    const _skel_tnode *seen[65];
+    int n = 1, lo = 0, k, j;
+    seen[0] = t;
+    for (; lo < n && n <= _skel_rt.lookahead; ++lo)
+        for (k = 0; k < seen[lo]->nsucc && n <= _skel_rt.lookahead; ++k) {
+            for (j = 0; j < n && seen[j] != seen[lo]->succ[k]; ++j) {}
+            if (j == n) seen[n++] = seen[lo]->succ[k];
+        }
+    return n > _skel_rt.lookahead;
+}
+
+/* A submission linked (mu held): the oldest waiting calls whose lookahead
+   is full are placed now (a chain's first call, after as many calls as
+   the lookahead counts). */
+static void _skel_rt_place_seen(void)
+{
+    while (_skel_rt.unplaced.head && _skel_rt_sees_all(_skel_rt.unplaced.head)) _skel_rt_place_one();
 }
 
 /* The waiting calls are due to be placed (a hint without mu). */
@@ -16540,6 +16588,7 @@ static int _skel_rt_submit_locked(_skel_tnode *t)
     _skel_rt_link(t);
     _SKEL_ADD(&_skel_rt_sig.pending, 1);
     if (t->npred == 0 && !_skel_rt_hold(t)) _skel_rt.pol->push(t, _skel_rt_self);
+    else if (_skel_rt.unplaced.n) _skel_rt_place_seen();
     return SKEL_OK;
 }
 

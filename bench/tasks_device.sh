@@ -10,6 +10,7 @@
 #   bash bench/tasks_device.sh [reps [bench_tasks options]]   (default 5)
 #   GPU=opencl ...: the GPU place (default cuda; PoCL to try it without a GPU)
 #   TESTS=0 ...: no tests
+#   LIMIT=S ...: bench_tasks's time limit in seconds (default 120)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-out}
@@ -18,6 +19,7 @@ REPS=${1:-5}
 shift || true
 TESTS=${TESTS:-1}
 GPU=${GPU:-cuda}
+LIMIT=${LIMIT:-120}
 SUM="$OUT/summary.txt"
 : > "$SUM"
 note() { echo "$*" | tee -a "$SUM"; }
@@ -38,6 +40,6 @@ if [ "$TESTS" = 1 ]; then
     grep -E "FAIL|SKIP" "$OUT/tests.log" | head -5 | tee -a "$SUM"
 fi
 
-timeout 62 build/bench_tasks --gpu "$GPU" --reps "$REPS" "$@" >"$OUT/bench.txt" 2>&1
+timeout "$LIMIT" build/bench_tasks --gpu "$GPU" --reps "$REPS" "$@" >"$OUT/bench.txt" 2>&1
 note "bench_tasks --gpu $GPU --reps $REPS $* (rc $?):"
 grep -E "^(links|empty|[0-9]+ tasks|==|[a-z0-9]+: best|farm64 one|FAILED|MISMATCH)" "$OUT/bench.txt" | tee -a "$SUM"
