@@ -15444,6 +15444,7 @@ static double _skel_rt_avail(int p, double now)
 }
 
 static void _skel_rt_kick(int p);
+static int _skel_rt_start(int p);
 
 static void _skel_tq_push(_skel_tqueue *q, _skel_tnode *t)
 {
@@ -15924,10 +15925,13 @@ static const _skel_policy *_skel_policy_find(const char *name)
    so a wait on an unplaced call places it), a farm is started, or
    _SKEL_RT_UNPLACED of them wait.  The oldest is placed alone once the
    calls that follow it fill the lookahead (_skel_rt_place_seen: a chain
-   need not wait for the pause).  The first one held kicks every place
-   that can run it, so some worker is there to place it: a lone call on an
-   idle machine waits for the pause at most (a worker's start takes about
-   as long), and no worker stops while calls wait (_skel_rt_worker). */
+   need not wait for the pause).  The first one held makes sure a worker
+   of a place that can run it will place it: one spinning there, else one
+   started (every such worker busy: the first to be idle); a lone call on
+   an idle machine waits for the pause at most (a worker's start takes
+   about as long), and no worker stops while calls wait (_skel_rt_worker).
+   (Starting a worker at every place that could run it put a second
+   spinning thread on a 2-CPU machine for each batch.) */
 #define _SKEL_RT_UNPLACED 64
 
 static uint64_t _skel_ns(double t) { return (uint64_t)(t * 1e9); }
@@ -15969,9 +15973,12 @@ static int _skel_rt_hold(_skel_tnode *t)
     _SKEL_STORE(&_skel_rt_sig.place_due, _skel_ns(due));
     _SKEL_STORE(&_skel_rt_sig.unplaced, _skel_rt.unplaced.n);
     if (_skel_rt.unplaced.n >= _SKEL_RT_UNPLACED) _skel_rt_place_all();
-    else if (first)
+    else if (first) {   /* a placer: one spinning already, else one started, at a place that can run t */
         for (p = 0; p < _skel_rt.nplaces; ++p)
-            if (_skel_rt.use[p] && _skel_rt_can_run(t, p)) _skel_rt_kick(p);
+            if (_skel_rt.use[p] && _skel_rt_can_run(t, p) && _SKEL_LOAD(&_skel_rt_sig.idle[p]) > 0) return 1;
+        for (p = 0; p < _skel_rt.nplaces; ++p)
+            if (_skel_rt.use[p] && _skel_rt_can_run(t, p) && _skel_rt_start(p)) return 1;
+    }   /* every such worker busy: the first idle one places them */
     return 1;
 }
 
@@ -16067,7 +16074,6 @@ static int _skel_rt_retire(_skel_rtw *w)
    Left out once for the place of a worker that finishes a task and takes
    the next at once (_skel_rt.defer; it kicks after its take if that left
    something queued): a chain then wakes no idle worker at each step. */
-static void _skel_rt_start(int p);
 static void _skel_rt_kick(int p)
 {
 #if _SKEL_POOL
@@ -16084,22 +16090,24 @@ static void _skel_rt_kick(int p)
 #endif
 }
 
-/* Start a stopped worker of place p, if there is one (mu held). */
-static void _skel_rt_start(int p)
+/* Start a stopped worker of place p, if there is one (mu held): 1 if it did. */
+static int _skel_rt_start(int p)
 {
 #if _SKEL_POOL
     _skel_rtw *w = NULL;
     int k, lo = p == 0 ? 0 : _skel_rt.W + p, hi = p == 0 ? _skel_rt.W : lo + 1;
     for (k = lo; k < hi && !w; ++k)
         if (_skel_rt.w[k].state == 0) w = &_skel_rt.w[k];
-    if (!w) return;                         /* every worker of p is on it */
+    if (!w) return 0;                       /* every worker of p is on it */
     if (!_skel_task_done(&w->pt[w->which]) && w->pt[w->which].fn) w->which ^= 1;
     while (w->pt[w->which].fn && !_skel_task_done(&w->pt[w->which])) _SKEL_RT_PAUSE();  /* its loop is returning */
     w->state = 1;
     if (p == 0) _SKEL_ADD(&_skel_rt_sig.hosts, 1);
     _skel_pool_submit(&w->pt[w->which], _skel_rt_worker, w);
+    return 1;
 #else   /* no pool: waiting threads run everything */
     (void)p;
+    return 0;
 #endif
 }
 

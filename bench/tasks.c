@@ -628,6 +628,7 @@ static const char *POL[] = { "static", "eager", "ws", "greedy", "before", "at-on
 #define NPOL 7
 #define DMDA 6
 static uint64_t GPU_CALLS[NPOL];    /* calls and tasks the last run of each policy put on a GPU */
+static uint64_t DEFERRED[NPOL];     /* of them, placed later than submitted (dmda's defer_us) */
 static char PLACES[64] = "host";
 
 static double run_once(app *a, int pol, uint64_t *bytes, double *worst)
@@ -654,6 +655,7 @@ static double run_once(app *a, int pol, uint64_t *bytes, double *worst)
     skel_sched_stats_get(&st);
     *bytes = 0;
     GPU_CALLS[pol] = 0;
+    DEFERRED[pol] = st.deferred;
     for (b = 1; b < st.places && b < 16; ++b) {
         *bytes += st.bytes[0][b] + st.bytes[b][0];
         GPU_CALLS[pol] += st.place_tasks[b];
@@ -720,13 +722,13 @@ static void bench_app(app *a, int reps, int warm)
             }
         }
     static_plans(0);
-    printf("%-8s %10s %12s %8s %10s %7s %10s\n", "policy", "median ms", "MB moved", "LB/T", "max rel", "on GPU", "runs ms");
+    printf("%-8s %10s %12s %8s %10s %7s %8s %10s\n", "policy", "median ms", "MB moved", "LB/T", "max rel", "on GPU", "deferred", "runs ms");
     for (p = 0; p < NPOL; ++p) {
         memcpy(ms, t[p], sizeof ms);
         med[p] = bench_median(ms, reps);
         if (med[p] < med[best]) best = p;
-        printf("%-8s %10.3f %12.2f %8.3f %10.2g %7llu  ", POL[p], 1e3 * med[p], 1e-6 * (double)bytes[p], b.lb / med[p],
-               worst[p], (unsigned long long)GPU_CALLS[p]);
+        printf("%-8s %10.3f %12.2f %8.3f %10.2g %7llu %8llu  ", POL[p], 1e3 * med[p], 1e-6 * (double)bytes[p], b.lb / med[p],
+               worst[p], (unsigned long long)GPU_CALLS[p], (unsigned long long)DEFERRED[p]);
         for (r = 0; r < reps; ++r) printf(" %.2f", 1e3 * t[p][r]);
         printf("\n");
     }
