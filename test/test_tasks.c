@@ -1190,6 +1190,16 @@ SKEL_TEST(tasks_wait_on_an_unplaced_call_places_it)
     if (_skel_place_find("opencl") < 0) ST_SKIP("no OpenCL place");
     ST_OK(skel_vec_new(&y, SKEL_UINT32, 4096));
     ST_OK(skel_vec_new(&z, SKEL_UINT32, 4096));
+    {   /* the OpenCL program built first: a cold PoCL build (a fresh cache, a
+           sanitizer's slow run) can take longer than the bound below */
+        skel_plan *ocl;
+        ST_OK(skel_plan_new(&ocl));
+        ST_OK(skel_plan_add(ocl, 0, SIZE_MAX, &(skel_variant){ .backend = "opencl" }));
+        ST_OK(skel_set_plan(tk_mulu, ocl));
+        ST_OK(skel_run(tk_mulu, &(skel_call){ .in = { x }, .out = y }));
+        ST_OK(skel_set_plan(tk_mulu, NULL));
+        skel_plan_free(ocl);
+    }
     sched_defer(1000000);
     for (k = 0; k < 3; ++k) {
         st_context("wait %d", k);
