@@ -189,19 +189,21 @@
        lane is a sum of n/32 terms, combined in a tree), but the bits
        differ from it.  Either way a result depends only on the size and
        on the variant (the backend and its thread count decide the
-       blocks), never on timing: the same call on the same variant gives
-       the same bits.  Declaring a non-commutative operator commutative
-       gives wrong results.  GPU backends keep their own ordered
-       reduction, but for a MapReduce whose accumulator is a struct or
-       wider than its elements (Pearson's sums): there a commutative
-       operator lets each work-item fold elements a grid's stride apart
-       straight from memory and the groups' values combine once, without
-       staging tiles to keep index order (H100, Pearson's sums of two
-       float vectors against the device copy: NVIDIA's OpenCL 0.87-0.97
-       at 2^26-2^28 elements, ordered 0.73-0.83; CUDA 0.92-0.96, ordered
-       0.89-0.95; but CUDA at 2^24 0.74, ordered 0.78: bench/results/
-       forms.md).  The result's bits depend on the device and the
-       variant, as on the CPU, never on timing.
+       blocks), never on timing or on the data's address (the lanes' loads
+       start at a 64-byte boundary, the lanes rotated to match): the same
+       call on the same variant gives the same bits.  Declaring a
+       non-commutative operator commutative gives wrong results.  GPU
+       backends keep their own ordered reduction, but for a MapReduce
+       whose accumulator is a struct or wider than its elements
+       (Pearson's sums): there a commutative operator lets each work-item
+       fold elements a grid's stride apart straight from memory and the
+       groups' values combine once, without staging tiles to keep index
+       order (H100, Pearson's sums of two float vectors against the
+       device copy: NVIDIA's OpenCL 0.87-0.97 at 2^26-2^28 elements,
+       ordered 0.73-0.83; CUDA 0.92-0.96, ordered 0.89-0.95; but CUDA at
+       2^24 0.74, ordered 0.78: bench/results/forms.md).  The result's
+       bits depend on the device and the variant, as on the CPU, never on
+       timing.
        Reducing an empty container is an error (SKEL_EEMPTY): there is no
        identity to return.  A Scan given call.init starts from it: inclusive
        r[i] = init + a[0] + .. + a[i], exclusive r[0] = init (exclusive
@@ -2001,34 +2003,71 @@ static inline skel_index _skel_view_at(skel_index i, skel_index n) { return i >=
    of 32 are reduced as a balanced tree (pairs of neighbours, then pairs
    of pairs), which vectorises and has one dependent step per tile
    instead of 32.  Both use only associativity: operands are always
-   combined in order. */
+   combined in order.
+   phase: _skel_lanes_phase of the operand whose loads should be aligned
+   (0: none); see _SKEL_REDUCE_LANES. */
 #define _SKEL_LANES(T) (sizeof(T) <= 4 ? 32 : sizeof(T) <= 8 ? 16 : 4)
-#define _SKEL_REDUCE_BODY(T, red, V, ctx, lo, hi, acc_out)                    \
+#define _SKEL_REDUCE_BODY(T, red, V, ctx, lo, hi, phase, acc_out)             \
     {                                                                         \
         if (_SKEL_CAT(_skel_comm_, red) && (hi) - (lo) >= 2 * _SKEL_LANES(T)) \
-            _SKEL_REDUCE_LANES(T, red, V, ctx, lo, hi, acc_out)               \
+            _SKEL_REDUCE_LANES(T, red, V, ctx, lo, hi, phase, acc_out)        \
         else                                                                  \
             _SKEL_REDUCE_ORDERED(T, red, V, ctx, lo, hi, acc_out)             \
     }
-#define _SKEL_REDUCE_LANES(T, red, V, ctx, lo, hi, acc_out)                   \
+/* The lanes with aligned loads: the vector loop starts at lo + s (s =
+   phase < L, chosen so that element's address is a multiple of 64 bytes:
+   misaligned 64-byte loads cross a cache line each, and a 2^10-float sum
+   took 1.5 times as long), and register position p holds lane (s + p)
+   mod L throughout.  Every lane still folds its elements in index order:
+   the first block takes elements lo+s .. lo+s+L-1, where positions L-s ..
+   L-1 (lanes 0 .. s-1) first put the lane's first element (lo .. lo+s-1)
+   before it; the fold pairs the same lanes as with s = 0, each pair's
+   lower lane the left operand.  So the bits are those of s = 0 for every
+   s: a result does not depend on the data's address.  The first block's
+   head and the last partial block run over all L positions with a
+   condition (masked loads where the target has them: no scalar loop, no
+   lane stored and reloaded).  Needs hi - lo >= s + L. */
+#define _SKEL_REDUCE_LANES(T, red, V, ctx, lo, hi, phase, acc_out)            \
     {                                                                         \
         T l_[_SKEL_LANES(T)];                                                 \
-        size_t i_ = (lo), k_;                                                 \
+        size_t s_ = (phase), i_ = (lo) + s_, k_, r_;                          \
         for (k_ = 0; k_ < _SKEL_LANES(T); ++k_) l_[k_] = V(ctx, i_ + k_);     \
+        for (k_ = 0; s_ && k_ < _SKEL_LANES(T); ++k_) {                       \
+            T h_ = l_[k_];                                                    \
+            if (k_ + s_ >= _SKEL_LANES(T)) h_ = red(V(ctx, i_ + k_ - _SKEL_LANES(T)), h_); \
+            l_[k_] = h_;                                                      \
+        }                                                                     \
         for (i_ += _SKEL_LANES(T); i_ + _SKEL_LANES(T) <= (hi); i_ += _SKEL_LANES(T)) \
             for (k_ = 0; k_ < _SKEL_LANES(T); ++k_) l_[k_] = red(l_[k_], V(ctx, i_ + k_)); \
-        for (k_ = 0; i_ < (hi); ++i_, ++k_) l_[k_] = red(l_[k_], V(ctx, i_)); \
+        for (r_ = (hi) - i_, k_ = 0; r_ && k_ < _SKEL_LANES(T); ++k_) {       \
+            T t_ = l_[k_];                                                    \
+            if (k_ < r_) t_ = red(t_, V(ctx, i_ + k_));                       \
+            l_[k_] = t_;                                                      \
+        }                                                                     \
         _SKEL_LANES_FOLD(T, red, 16) _SKEL_LANES_FOLD(T, red, 8) _SKEL_LANES_FOLD(T, red, 4) \
         _SKEL_LANES_FOLD(T, red, 2) _SKEL_LANES_FOLD(T, red, 1)              \
         *(T *)(acc_out) = l_[0];                                              \
     }
-/* One level of the lanes' pairwise combination: lane k with lane k + w.
-   Constant widths: a loop over w kept the lanes in memory and went
-   through them with scalar loads and stores (a quarter of a 2^10-float
-   sum's time); unrolled, they stay in vector registers. */
+/* One level of the lanes' pairwise combination: the lane at position k
+   with the one at k + w (position k holds lane (k + s) mod 2w: the lower
+   of the two is the left operand).  Constant widths: a loop over w kept
+   the lanes in memory and went through them with scalar loads and stores
+   (a quarter of a 2^10-float sum's time); unrolled, they stay in vector
+   registers. */
 #define _SKEL_LANES_FOLD(T, red, w)                                           \
         if (_SKEL_LANES(T) > (w))                                             \
-            for (k_ = 0; k_ < (w); ++k_) l_[k_] = red(l_[k_], l_[k_ + (w)]);
+            for (k_ = 0; k_ < (w); ++k_)                                      \
+                l_[k_] = ((k_ + s_) & (2 * (w) - 1)) < (w) ? red(l_[k_], l_[k_ + (w)]) \
+                                                            : red(l_[k_ + (w)], l_[k_]);
+/* The phase of the lanes for operand p (elements of sz bytes) from
+   element lo: the elements from lo to the first one at a multiple of 64
+   bytes, modulo L (0 without an operand, or where elements are not
+   aligned to their size). */
+static inline size_t _skel_lanes_phase(const void *p, size_t sz, size_t lo, size_t lanes)
+{
+    size_t m = (size_t)(-((uintptr_t)p + lo * sz) & 63u);
+    return p && m % sz == 0 ? m / sz % lanes : 0;
+}
 #define _SKEL_REDUCE_ORDERED(T, red, V, ctx, lo, hi, acc_out)                 \
     {                                                                         \
         size_t i_ = (lo), k_;                                                 \
@@ -2134,13 +2173,15 @@ static inline int _skel_edge_at(ptrdiff_t i, size_t n, int edge, size_t *at)
 #define _SKEL_COMBINE_FN(name, red, T)                                        \
     static inline T _skel_cv_##name(const _skel_job *j, size_t i) { return ((const T *)j->in[0])[i]; } \
     static void _skel_comb_##name(const _skel_job *j, size_t lo, size_t hi, void *acc) \
-    _SKEL_REDUCE_BODY(T, red, _skel_cv_##name, j, lo, hi, acc)
+    _SKEL_REDUCE_BODY(T, red, _skel_cv_##name, j, lo, hi,                    \
+                      _skel_lanes_phase(j->in[0], sizeof(T), lo, _SKEL_LANES(T)), acc)
 #define _SKEL_REDUCE_X(name, func, Tacc, Tin, conv)                           \
     _SKEL_COMBINE_FN(name, func, Tacc)                                        \
     static inline Tacc _skel_rv_##name(const _skel_job *j, size_t i)          \
     { return conv(Tacc, ((const Tin *)j->in[0])[i]); }                        \
     static void _skel_red_##name(const _skel_job *j, size_t lo, size_t hi, void *acc) \
-    _SKEL_REDUCE_BODY(Tacc, func, _skel_rv_##name, j, lo, hi, acc)            \
+    _SKEL_REDUCE_BODY(Tacc, func, _skel_rv_##name, j, lo, hi,                 \
+                      _skel_lanes_phase(j->in[0], sizeof(Tin), lo, _SKEL_LANES(Tacc)), acc) \
     static void _skel_redc_##name(const _skel_job *j, size_t rlo, size_t rhi, void *accv, int have) \
     {                                                                         \
         const Tin *a0 = (const Tin *)j->in[0];                                \
@@ -2169,7 +2210,8 @@ static inline int _skel_edge_at(ptrdiff_t i, size_t n, int edge, size_t *at)
         return _SKEL_CALLF(mapf, ~ _SKEL_FIX(index, i) _SKEL_REP(_SKEL_ELEM, ins) _SKEL_XARGS(views, uniform)); \
     }                                                                         \
     static void _skel_mr_##name(const _skel_job *j, size_t lo, size_t hi, void *acc) \
-    _SKEL_REDUCE_BODY(Tacc, redf, _skel_mrv_##name, j, lo, hi, acc)           \
+    _SKEL_REDUCE_BODY(Tacc, redf, _skel_mrv_##name, j, lo, hi,                \
+                      _SKEL_LN(ins) ? _skel_lanes_phase(j->in[0], sizeof(_SKEL_L0_ ins), lo, _SKEL_LANES(Tacc)) : 0, acc) \
     _SKEL_COMBINE_FN(name, redf, Tacc)                                        \
     static skel_skeleton name[1] = {{                                         \
         _SKEL_INST(name, SKEL_KIND_MAPREDUCE, SKEL_TYPES(Tacc), ins, index, views, uniform), \
@@ -2657,9 +2699,9 @@ void _skel_ov2_drive(const _skel_job *j, size_t rlo, size_t rhi, int dr, int dc,
         return _SKEL_PAIR_CALL(mapf, rins, cins, index, views, uniform);      \
     }                                                                         \
     static void _skel_mprr_##name(const _skel_pctx *p, size_t n, void *acc)   \
-    _SKEL_REDUCE_BODY(Tacc, redf, _skel_pvr_##name, p, 0, n, acc)             \
+    _SKEL_REDUCE_BODY(Tacc, redf, _skel_pvr_##name, p, 0, n, 0, acc)          \
     static void _skel_mprc_##name(const _skel_pctx *p, size_t n, void *acc)   \
-    _SKEL_REDUCE_BODY(Tacc, redf, _skel_pvc_##name, p, 0, n, acc)             \
+    _SKEL_REDUCE_BODY(Tacc, redf, _skel_pvc_##name, p, 0, n, 0, acc)          \
     static void _skel_mpr_##name(const _skel_job *j, size_t lo, size_t hi)    \
     {                                                                         \
         Tacc *out = (Tacc *)j->out[0];                                        \

@@ -1155,3 +1155,109 @@ SKEL_TEST(reduce_declared_commutative_takes_interleaved_lanes)
     skel_plan_free(seq);
     skel_free(x);
 }
+
+/* The lanes start their vector loop at the first element on a 64-byte
+   boundary (aligned loads), so a block's first elements fold in before
+   it and the last partial block after it; the documented order must hold
+   at every address.  An associative, non-commutative operator declared
+   commutative (composition of x -> a x + b mod 2^16, (a, b) packed in 32
+   bits; of mod 2^32 in 64 bits) shows every operand's place: seq's result
+   must equal the model of the manual's lanes (lane k folds elements k,
+   k+L, ... in order, then lane k with lane k + L/2, ...) for every offset
+   of the data from a 64-byte boundary, every tail length and sizes
+   around the lanes' thresholds; a MapReduce aligns in[0]'s loads, its
+   second input at another offset. */
+SKEL_FUNC_COMMUTATIVE(uint32_t, aff16, (uint32_t f, uint32_t g),
+                      return (((g >> 16) * (f >> 16)) & 0xffffu) << 16 | (((g >> 16) * (f & 0xffffu) + (g & 0xffffu)) & 0xffffu);)
+SKEL_FUNC_COMMUTATIVE(uint64_t, aff32, (uint64_t f, uint64_t g),
+                      return (((g >> 32) * (f >> 32)) & 0xffffffffu) << 32 | (((g >> 32) * (f & 0xffffffffu) + (g & 0xffffffffu)) & 0xffffffffu);)
+SKEL_FUNC(uint32_t, aff16_pick, (uint32_t a, uint32_t b), return a ^ (b & 0xffffu);)
+SKEL_REDUCE(raff16, aff16, uint32_t)
+SKEL_REDUCE(raff32, aff32, uint64_t)
+SKEL_MAPREDUCE(mraff16, aff16_pick, aff16, uint32_t, 2)
+
+static uint32_t aff16_ref(uint32_t f, uint32_t g) { return aff16(f, g); }
+static uint64_t aff32_ref(uint64_t f, uint64_t g) { return aff32(f, g); }
+/* the manual's lanes over x[0..n), n >= 2L (L = 32 or 16) */
+static uint32_t lanes_model16(const uint32_t *x, size_t n)
+{
+    uint32_t l[32];
+    size_t i, w;
+    for (i = 0; i < n; ++i) l[i % 32] = i < 32 ? x[i] : aff16_ref(l[i % 32], x[i]);
+    for (w = 16; w >= 1; w /= 2)
+        for (i = 0; i < w; ++i) l[i] = aff16_ref(l[i], l[i + w]);
+    return l[0];
+}
+static uint64_t lanes_model32(const uint64_t *x, size_t n)
+{
+    uint64_t l[16];
+    size_t i, w;
+    for (i = 0; i < n; ++i) l[i % 16] = i < 16 ? x[i] : aff32_ref(l[i % 16], x[i]);
+    for (w = 8; w >= 1; w /= 2)
+        for (i = 0; i < w; ++i) l[i] = aff32_ref(l[i], l[i + w]);
+    return l[0];
+}
+
+SKEL_TEST(reduce_lanes_keep_their_order_at_every_alignment)
+{
+    static const size_t sizes[] = { 64, 65, 79, 95, 96, 97, 127, 128, 131, 200, 1021, 1024, 4099 };
+    enum { MAXN = 4128 };       /* >= 4099 + 15, a multiple of 16: every array starts on a 64-byte boundary */
+    unsigned char *mem = (unsigned char *)malloc(MAXN * 20 + 64), *a64;
+    uint32_t *b32, *c32, *x32, *y32, *m, r32, want32;
+    uint64_t *b64, *x64, r64, want64;
+    uint64_t s = 0x9e3779b97f4a7c15ull;
+    skel_plan *seq = NULL;
+    skel_variant only_seq = {0};
+    skel_vec *vx = NULL, *vy = NULL;
+    size_t i, z, off;
+    ST_CHECK(mem != NULL);
+    if (!mem) return;
+    a64 = mem + (64 - (size_t)((uintptr_t)mem % 64)) % 64;     /* offsets count from a 64-byte boundary */
+    b64 = (uint64_t *)a64;
+    b32 = (uint32_t *)(a64 + MAXN * 8);
+    c32 = b32 + MAXN;
+    m = c32 + MAXN;
+    for (i = 0; i < MAXN; ++i) {
+        s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+        b32[i] = (uint32_t)s | 1u << 16;    /* odd multipliers: no factor vanishes */
+        c32[i] = (uint32_t)(s >> 32);
+        b64[i] = s | 1ull << 32;
+    }
+    only_seq.backend = "seq";
+    ST_OK(skel_plan_new(&seq));
+    ST_OK(skel_plan_add(seq, 0, SIZE_MAX, &only_seq));
+    ST_OK(skel_set_plan(raff16, seq));
+    ST_OK(skel_set_plan(raff32, seq));
+    ST_OK(skel_set_plan(mraff16, seq));
+    for (z = 0; z < sizeof sizes / sizeof sizes[0]; ++z)
+        for (off = 0; off < 16; ++off) {
+            size_t n = sizes[z];
+            st_context("n %zu, offset %zu elements", n, off);
+            x32 = b32 + off;
+            ST_OK(skel_vec_wrap(&vx, SKEL_UINT32, n, x32));
+            ST_OK(skel_reduce(raff16, vx, &r32));
+            ST_EQ_UINT(r32, lanes_model16(x32, n));
+            /* MapReduce: in[1] at another offset */
+            y32 = c32 + (off * 7 + 3) % 16;
+            for (i = 0; i < n; ++i) m[i] = aff16_pick(x32[i], y32[i]);
+            want32 = lanes_model16(m, n);
+            ST_OK(skel_vec_wrap(&vy, SKEL_UINT32, n, y32));
+            ST_OK(skel_mapreduce2(mraff16, vx, vy, &r32));
+            ST_EQ_UINT(r32, want32);
+            skel_free(vx); skel_free(vy); vx = vy = NULL;
+            if (off < 8) {
+                x64 = b64 + off;
+                want64 = lanes_model32(x64, n);
+                ST_OK(skel_vec_wrap(&vx, SKEL_UINT64, n, x64));
+                ST_OK(skel_reduce(raff32, vx, &r64));
+                ST_EQ_UINT(r64, want64);
+                skel_free(vx); vx = NULL;
+            }
+        }
+    st_context("");
+    ST_OK(skel_set_plan(raff16, NULL));
+    ST_OK(skel_set_plan(raff32, NULL));
+    ST_OK(skel_set_plan(mraff16, NULL));
+    skel_plan_free(seq);
+    free(mem);
+}
