@@ -29,6 +29,10 @@ SKEL_MAP_EX(fp_saxpy, fp_axpy, float, float, 2, SKEL_NO_INDEX, SKEL_UNIFORM(floa
 SKEL_REDUCE(fp_sum, fp_add, float)
 SKEL_REDUCE(fp_isum, fp_addi, int32_t)
 SKEL_MAPREDUCE(fp_dot, fp_mul, fp_add, float, 2)
+SKEL_MAP(fp_vmul, fp_mul, float, 2)
+SKEL_FUNC(float, fp_neg, (float a), return -a;)
+SKEL_MAP(fp_vneg, fp_neg, float, 1)
+SKEL_MAPREDUCE(fp_sumneg, fp_neg, fp_add, float, 1)
 
 static const size_t fp_sizes[] = { 1, 2, 7, 31, 32, 63, 64, 1023, 1025, 65537 };
 #define FP_NSIZES (sizeof fp_sizes / sizeof fp_sizes[0])
@@ -318,4 +322,93 @@ SKEL_TEST(fast_path_leaves_bad_operands_to_the_full_paths_errors)
     ST_EQ_INT(_skel_test_fast_runs() - before, 0);
     skel_free(x); skel_free(xi); skel_free(short_); skel_free(e); skel_free(w1); skel_free(w2);
     free(buf);
+}
+
+/* The shorthands take the fast path without a skel_call: the same results
+   as the full path (a Map of one and of two inputs, a MapReduce of one),
+   and every call they must not take gives the full path's error. */
+SKEL_TEST(fast_path_shorthands_give_the_full_paths_results_and_errors)
+{
+    static const size_t sizes[] = { 1, 31, 64, 97, 1025 };
+    skel_variant seq;
+    skel_plan *p[3];
+    skel_skeleton *sks[3] = { fp_vmul, fp_vneg, fp_sumneg };
+    size_t k, i;
+    memset(&seq, 0, sizeof seq);
+    seq.backend = "seq";
+    for (i = 0; i < 3; ++i) p[i] = fp_plan(sks[i], &seq);
+    for (k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
+        size_t n = sizes[k];
+        uint64_t rng = st_seed("fast-short", n, 0);
+        skel_vec *x = fp_vec(SKEL_FLOAT, n, &rng), *y = fp_vec(SKEL_FLOAT, n, &rng), *o[2][2];
+        float s[2];
+        unsigned long before;
+        int f;
+        st_context("n = %zu", n);
+        for (f = 0; f < 2; ++f) {       /* fast path on, off */
+            _skel_test_fast_path(!f);
+            before = _skel_test_fast_runs();
+            ST_OK(skel_vec_new(&o[f][0], SKEL_FLOAT, n));
+            ST_OK(skel_vec_new(&o[f][1], SKEL_FLOAT, n));
+            ST_OK(skel_map2(fp_vmul, o[f][0], x, y));
+            ST_OK(skel_map1(fp_vneg, o[f][1], x));
+            ST_OK(skel_mapreduce1(fp_sumneg, y, &s[f]));
+            ST_EQ_INT(_skel_test_fast_runs() - before, f ? 0 : 3);
+        }
+        _skel_test_fast_path(1);
+        {
+            const float *xs = (const float *)skel_read(x), *ys = (const float *)skel_read(y);
+            const float *m = (const float *)skel_read(o[0][0]), *ng = (const float *)skel_read(o[0][1]);
+            double want = 0;
+            for (i = 0; i < n; ++i) {
+                ST_CHECK(m[i] == xs[i] * ys[i]);
+                ST_CHECK(ng[i] == -xs[i]);
+                want -= ys[i];
+            }
+            ST_CHECK(s[0] == (float)want);
+        }
+        ST_CHECK(memcmp(skel_read(o[0][0]), skel_read(o[1][0]), n * sizeof(float)) == 0);
+        ST_CHECK(memcmp(skel_read(o[0][1]), skel_read(o[1][1]), n * sizeof(float)) == 0);
+        ST_CHECK(memcmp(&s[0], &s[1], sizeof s[0]) == 0);
+        skel_free(x); skel_free(y);
+        for (f = 0; f < 2; ++f) { skel_free(o[f][0]); skel_free(o[f][1]); }
+    }
+    {
+        const size_t n = 50;
+        uint64_t rng = st_seed("fast-short-errors", n, 0);
+        skel_vec *x = fp_vec(SKEL_FLOAT, n, &rng), *out = fp_vec(SKEL_FLOAT, n, &rng), *xi = fp_vec(SKEL_INT32, n, &rng);
+        skel_vec *w1, *w2;
+        float s = 7, *buf = (float *)calloc(2 * n, sizeof(float));
+        int rc[2], f, c;
+        ST_CHECK(buf != NULL);
+        ST_OK(skel_vec_wrap(&w1, SKEL_FLOAT, n, buf));
+        ST_OK(skel_vec_wrap(&w2, SKEL_FLOAT, n, buf + 1));
+        for (c = 0; c < 10; ++c) {
+            unsigned long before = _skel_test_fast_runs();
+            for (f = 0; f < 2; ++f) {
+                _skel_test_fast_path(!f);
+                switch (c) {
+                case 0: rc[f] = skel_mapreduce1(fp_dot, x, &s); break;          /* an input missing */
+                case 1: rc[f] = skel_mapreduce2(fp_sum, x, x, &s); break;       /* one too many */
+                case 2: rc[f] = skel_map1(fp_vmul, out, x); break;
+                case 3: rc[f] = skel_map2(fp_vneg, out, x, x); break;
+                case 4: rc[f] = skel_map2(fp_vmul, NULL, x, x); break;          /* no output */
+                case 5: rc[f] = skel_map2(fp_vmul, w2, w1, w1); break;          /* output overlaps an input */
+                case 6: rc[f] = skel_map2(fp_saxpy, out, x, x); break;          /* the uniform is missing */
+                case 7: rc[f] = skel_mapreduce2(fp_dot, x, NULL, &s); break;
+                case 8: rc[f] = skel_map1(fp_vneg, xi, x); break;               /* output of another type */
+                default: rc[f] = skel_reduce(fp_sum, x, NULL); break;           /* no result */
+                }
+            }
+            _skel_test_fast_path(1);
+            st_context("case %d", c);
+            ST_CHECK(rc[0] != SKEL_OK);
+            ST_EQ_INT(rc[0], rc[1]);
+            ST_EQ_INT(_skel_test_fast_runs() - before, 0);
+        }
+        ST_CHECK(s == 7);
+        skel_free(x); skel_free(out); skel_free(xi); skel_free(w1); skel_free(w2);
+        free(buf);
+    }
+    for (i = 0; i < 3; ++i) fp_unplan(sks[i], p[i]);
 }
