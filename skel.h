@@ -946,7 +946,9 @@
                 elements) whose operator is declared commutative folds in
                 any order on the GPUs: strided straight from memory, one
                 group reduction at the end (H100, Pearson at 2^26-2^28:
-                NVIDIA's OpenCL 0.87-0.97 of the copy, was 0.73-0.83).
+                NVIDIA's OpenCL 0.87-0.97 of the copy, was 0.73-0.83).  On
+                the CPU, commutative accumulators wider than 8 bytes keep
+                the ordered tree (4 lanes of structs were 15% slower).
               - Split calls: the GPU part's time from two CUDA events (a host
                 function in stream order fired after the host part, up to
                 0.35 ms late, so refinement gave the CPU too much), no wait
@@ -1995,8 +1997,10 @@ static inline skel_index _skel_view_at(skel_index i, skel_index n) { return i >=
    is the same reordering).  L = 32 4-byte or 16 8-byte elements (4
    vectors of AVX2, 2 of AVX-512): fewer lanes were latency-bound in L1
    (8: 3.5 times slower than 32), more gained nothing (bench/results/
-   cpu.md).  Calls under 2L elements, and every other operator, keep
-   index order:
+   cpu.md).  Calls under 2L elements, accumulators wider than 8 bytes
+   (structs: 4 lanes of Pearson's five double sums ran at 0.98 of the
+   fused C loop, the tree below at 1.14, 2-vCPU VM, bench/results/
+   forms.md) and every other operator keep index order:
    Integer types: the plain left-to-right loop; the compiler vectorises it
    itself when the operator is exactly associative (+, *, min, &, ...).
    Floating types and structs: the compiler may not reassociate, so tiles
@@ -2009,7 +2013,8 @@ static inline skel_index _skel_view_at(skel_index i, skel_index n) { return i >=
 #define _SKEL_LANES(T) (sizeof(T) <= 4 ? 32 : sizeof(T) <= 8 ? 16 : 4)
 #define _SKEL_REDUCE_BODY(T, red, V, ctx, lo, hi, phase, acc_out)             \
     {                                                                         \
-        if (_SKEL_CAT(_skel_comm_, red) && (hi) - (lo) >= 2 * _SKEL_LANES(T)) \
+        if (_SKEL_CAT(_skel_comm_, red) && sizeof(T) <= 8 &&                \
+            (hi) - (lo) >= 2 * _SKEL_LANES(T))                                \
             _SKEL_REDUCE_LANES(T, red, V, ctx, lo, hi, phase, acc_out)        \
         else                                                                  \
             _SKEL_REDUCE_ORDERED(T, red, V, ctx, lo, hi, acc_out)             \
