@@ -942,6 +942,17 @@
        Change log, newest first; one line per change under the unreleased
        version.
        unreleased (0.3.0)
+              - dmda defers placing a call ready at submission until the
+                calls that follow it are submitted (skel_sched_desc.defer_us,
+                skel_sched_stats.deferred); a place's load counts the copies
+                of the calls queued there (a GPU worker makes them itself).
+                Not yet measured on the GPU machine.
+              - CPU reductions: the lanes' loads start at a 64-byte
+                boundary where the call reads at most 32 KiB; the
+                shorthands (skel_map1/2, skel_reduce, skel_mapreduce1/2)
+                take the fast path without building a skel_call (2-vCPU
+                VM: seq sum / dot at 2^10 0.96-1.04 / 1.00-1.03 of an
+                `omp simd reduction` loop, were 0.70-0.76).
               - A wide MapReduce (a struct accumulator, or one wider than its
                 elements) whose operator is declared commutative folds in
                 any order on the GPUs: strided straight from memory, one
@@ -1023,10 +1034,6 @@
                 finish time counts the submitted calls that follow and the
                 download of a chain's last results; the CPU count is read
                 once (it was a /sys read at every call placed).
-              - dmda defers placing a call ready at submission until the
-                calls that follow it are submitted (skel_sched_desc.defer_us,
-                skel_sched_stats.deferred); a place's load counts the copies
-                of the calls queued there (a GPU worker makes them itself).
               - 2-D convolution at the compute limit (thesis ch. 5): a
                 register-tiled GPU kernel whose tiling factors come from
                 the device's limits through the thesis' two metrics
