@@ -421,9 +421,9 @@ size_t st_big_bytes(void)
         fclose(f);
     }
 #if defined(_POSIX_C_SOURCE) && defined(_SC_LEVEL3_CACHE_SIZE)
-    if (!llc) {
+    if (!llc) {     /* (a VM without the sysfs entry reported 512 MiB: read as 32 at most) */
         long s = sysconf(_SC_LEVEL3_CACHE_SIZE);
-        if (s > 0) llc = (size_t)s;
+        if (s > 0) llc = (size_t)s < ((size_t)32 << 20) ? (size_t)s : (size_t)32 << 20;
     }
 #endif
     if (!llc) llc = (size_t)32 << 20;
