@@ -904,6 +904,12 @@
                              is wider than its inputs or a struct: bytes of
                              inputs (32768; at most 16 elements a work-item,
                              fewer where local memory is short)
+       SKEL_GPU_REDUCE_PIECES  a MapReduce whose accumulator is wider and
+                             whose operator is declared commutative loads
+                             16-byte pieces of its inputs (1; 0: element
+                             by element)
+       SKEL_GPU_REDUCE_PITEMS  at most this many pieces of every input in
+                             flight a step (8)
        SKEL_GPU_REDUCE_WIDE_GROUPS  groups a compute unit such a MapReduce
                              launches where the backend cannot ask how many
                              it holds (OpenCL: 2, up to 8 as chunks pass 64
@@ -929,6 +935,12 @@
        SKEL_GPU_OV3_ZRUN     planes a 3D MapOverlap group marches through
                              (64; fewer where that leaves fewer than 8
                              groups a compute unit)
+       SKEL_GPU_OV3_VEC      CUDA: a 3D MapOverlap of 4- or 8-byte elements
+                             whose rows hold whole 16-byte pieces takes its
+                             16-byte kernel: a piece's columns of
+                             SKEL_GPU_OV3_ITEMS planes a work-item, no
+                             march (1; 0: the marching kernel; OpenCL
+                             always marches)
        SKEL_GPU_OV3_ITEMS    outputs a 3D MapOverlap work-item computes a
                              step, all their loads in flight at once (4;
                              halved while the window's planes would take
@@ -942,6 +954,15 @@
        Change log, newest first; one line per change under the unreleased
        version.
        unreleased (0.3.0)
+              - MapOverlap3D on CUDA: rows of whole 16-byte pieces (4- and
+                8-byte elements) take a kernel that computes a piece's
+                columns of 4 planes a work-item from one window loaded in
+                16-byte pieces, no march (H100, 7 points at 512^3 floats:
+                0.80-0.81 of the copy, was 0.71-0.72); SKEL_GPU_OV3_VEC.
+                A commutative wide MapReduce loads 16-byte pieces of its
+                inputs (Pearson at 2^24 / 2^26: 0.84-0.85 / 0.98-0.99 of
+                the copy on CUDA, were 0.74-0.76 / 0.91-0.92);
+                SKEL_GPU_REDUCE_PIECES, SKEL_GPU_REDUCE_PITEMS.
               - dmda defers placing a call ready at submission until the
                 calls that follow it are submitted (skel_sched_desc.defer_us,
                 skel_sched_stats.deferred); a place's load counts the copies
@@ -6467,6 +6488,15 @@ enum { _SKEL_DIALECT_CUDA = 1, _SKEL_DIALECT_OPENCL = 2 };
 #ifndef SKEL_GPU_OV3_ZRUN        /* planes a 3D MapOverlap group marches through (at most) */
 #define SKEL_GPU_OV3_ZRUN 64
 #endif
+#ifndef SKEL_GPU_REDUCE_PIECES   /* 0: the any-order MapReduce loads element by element (_skel_reduce_pieces) */
+#define SKEL_GPU_REDUCE_PIECES 1
+#endif
+#ifndef SKEL_GPU_REDUCE_PITEMS   /* at most these pieces of every input in flight a step (_skel_put_pieces) */
+#define SKEL_GPU_REDUCE_PITEMS 8
+#endif
+#ifndef SKEL_GPU_OV3_VEC         /* 0: no 16-byte MapOverlap3D kernel (_skel_tpl_overlap3d_vec) */
+#define SKEL_GPU_OV3_VEC 1
+#endif
 #ifndef SKEL_GPU_OV3_ITEMS       /* outputs a 3D MapOverlap work-item computes a step (at most; a power of two) */
 #define SKEL_GPU_OV3_ITEMS 4
 #endif
@@ -6500,6 +6530,9 @@ typedef struct _skel_kernel_opts {
     size_t local_per_unit;      /* bytes of local memory (local_mem: one group) */
     int reduce_resident;        /* groups of the compiled MapReduce kernel with a wider
                                    accumulator a unit holds at once (0: unknown) */
+    int ov3_vec;                /* CUDA: the 16-byte MapOverlap3D kernel (SKEL_GPU_OV3_VEC;
+                                   NVIDIA's OpenCL ran it at 0.60 of the copy, its
+                                   marching kernel at 0.71) */
 } _skel_kernel_opts;
 
 /* Tile sizes the templates use for one instance (depend on opts and types). */
@@ -6507,6 +6540,7 @@ typedef struct _skel_kernel_geom {
     int block, map_items, reduce_items, scan_items, ov_items;
     int reduce_tile, scan_tile, ov_tile, ovc_w, ovc_h, ov2_w, ov2_h;
     int ov3_w, ov3_u;           /* 3D MapOverlap: a group's columns (rows: block / ov3_w), outputs a step */
+    int ov3_v, ov3_vu;          /* its 16-byte kernel: elements a piece (0: none), planes a work-item */
     int pairs_rows;             /* MapPairs: rows a work-item computes */
     int ov2_ls;                 /* 2D overlap: row stride of the tile in local memory */
     /* a SKEL_CONV2D's register tiling (conv = 1; _skel_ov2_tiling) */
@@ -6698,6 +6732,22 @@ static int _skel_reduce_wide(const skel_skeleton *sk)
 /* Whether the wide MapReduce of sk folds in any order
    (_skel_tpl_reduce_comm): its operator was declared commutative. */
 static int _skel_reduce_any_order(const skel_skeleton *sk) { return _skel_reduce_wide(sk) && sk->commutative; }
+
+/* Elements a piece of the any-order MapReduce loads at once
+   (_skel_tpl_reduce_comm): 16 bytes of its widest input, where every
+   input's elements take 1, 2, 4 or 8 bytes; 0: element by element */
+static int _skel_reduce_pieces(const skel_skeleton *sk)
+{
+    size_t widest = 0, sz;
+    int k;
+    if (!SKEL_GPU_REDUCE_PIECES || !_skel_reduce_any_order(sk) || sk->nin == 0) return 0;
+    for (k = 0; k < sk->nin; ++k) {
+        sz = sk->in_t[k]()->size;
+        if (sz != 1 && sz != 2 && sz != 4 && sz != 8) return 0;
+        if (sz > widest) widest = sz;
+    }
+    return (int)(16 / widest);
+}
 
 /* Bytes of local memory the reduce kernel of sk declares for a tile of
    block x items elements (the staged tile, the group array, the flag). */
@@ -6925,6 +6975,15 @@ static void _skel_kernel_geometry(const skel_skeleton *sk, const _skel_kernel_op
        of 32 bits */
     for (g->ov3_u = SKEL_GPU_OV3_ITEMS; g->ov3_u > 1; g->ov3_u /= 2)
         if ((size_t)(2 * sk->dd + g->ov3_u) * (size_t)((2 * sk->dr + 1) * (2 * sk->dc + 1)) * esz <= 96 * 4) break;
+    /* ... and of its 16-byte kernel (_skel_tpl_overlap3d_vec): 4- and
+       8-byte elements, halos no wider than a piece, and a window of at most
+       128 registers of 32 bits with one plane a work-item (the function
+       reads fewer: those it does not are never loaded) */
+    g->ov3_v = opts->ov3_vec && (esz == 4 || esz == 8) ? (int)(16 / esz) : 0;
+    if (g->ov3_v && sk->dc > g->ov3_v) g->ov3_v = 0;
+    for (g->ov3_vu = SKEL_GPU_OV3_ITEMS; g->ov3_v && g->ov3_vu >= 1; g->ov3_vu /= 2)
+        if ((size_t)(2 * sk->dd + g->ov3_vu) * (size_t)((2 * sk->dr + 1) * (g->ov3_v + 2 * sk->dc)) * esz <= 128 * 4) break;
+    if (g->ov3_vu < 1) g->ov3_v = 0;
     g->pairs_rows = 8;
     g->ov2_ls = g->ov2_w + 2 * _skel_ov2_halo(g, sk, esz);
     if (sk->kind == SKEL_KIND_OVERLAP2D) {
@@ -7351,43 +7410,96 @@ static const char _skel_tpl_reduce_wide[] =
     _SKEL_TPL_LAST_GROUP_FOLDS
     "}\n";
 
+/* The steps of _skel_tpl_reduce_comm's pieces that may be partial (the
+   first and the last): a step's loads, all in flight, then their fold;
+   its first value starts acc where first is 1.  (A string of its own: one
+   literal may hold at most 4095 characters in C99.) */
+static const char _skel_tpl_reduce_comm_steps[] =
+    "#define SKEL_PBATCH(first)                                                                      \\\n"
+    "    SKEL_UNROLL                                                                                 \\\n"
+    "    for (j = 0; j < SKEL_PITEMS; ++j) if (pi + j * stride < pe) { SKEL_PLOAD(j, pi + j * stride) } \\\n"
+    "    if (first) acc = SKEL_PQVALUE(pi * SKEL_PV, 0, 0);                                          \\\n"
+    "    SKEL_UNROLL                                                                                 \\\n"
+    "    for (j = 0; j < SKEL_PITEMS; ++j)                                                           \\\n"
+    "        if (pi + j * stride < pe) {                                                             \\\n"
+    "            SKEL_UNROLL                                                                         \\\n"
+    "            for (e = (first) && j == 0; e < SKEL_PV; ++e)                                       \\\n"
+    "                acc = SKEL_OP(acc, SKEL_PQVALUE((pi + j * stride) * SKEL_PV + e, j, e));        \\\n"
+    "        }\n"
+    ;
+
 /* A wide MapReduce whose operator was declared commutative
    (SKEL_FUNC_COMMUTATIVE): no staging and no index order.  Work-item w of
-   group g folds elements first + (g * SKEL_BLOCK + w) + k * stride
-   (stride: the grid's work-items) straight from global memory, SKEL_RITEMS
-   of them a step with every load in flight before the first is mapped;
-   the group reduces once at the end and the last group folds the
-   partials.  The plan launches at most ceil((n - first) / SKEL_BLOCK)
-   groups, so every group has work and its busy work-items are a prefix.
+   group g folds pieces of SKEL_PV consecutive elements of every input
+   (16 bytes of the widest, _skel_reduce_pieces) g * SKEL_BLOCK + w +
+   k * stride apart (stride: the grid's work-items) straight from global
+   memory, SKEL_PITEMS pieces of each input a step with every load in
+   flight before the first is mapped, then one of the elements before the
+   first whole piece or after the last; where an input is not aligned to
+   its pieces, or its elements are of another size, it folds single
+   elements the same way, SKEL_RITEMS a step.  The group reduces once at
+   the end and the last group folds the partials.  The plan launches at
+   most ceil(pieces / SKEL_BLOCK) groups (elements where there are no
+   pieces), so every group has work and its busy work-items are a prefix.
    The grid is fixed per device and variant, so the bits of a result are
-   too.  (H100, Pearson's five double sums over two float vectors, against
-   the device copy: 0.92-0.96 at 2^26-2^28 elements on CUDA and 0.87-0.97
-   on NVIDIA's OpenCL, where the ordered kernel above, a group reduction
-   every tile, ran at 0.89-0.95 and 0.73-0.83; at 2^24 on CUDA 0.74
-   against its 0.78.  There a work-item has about 124 elements: its first
-   and the 11 after its last whole step are loaded one at a time, each a
-   wait for memory; batching them is the next thing to measure.
-   bench/results/forms.md.) */
+   too.  (H100, Pearson's five double sums over two float vectors against
+   the device copy, one call, 3 rounds: 2^24 / 2^26 / 2^28 0.84-0.85 /
+   0.98-0.99 / 1.01 in pieces, 0.73-0.76 / 0.89-0.92 / 0.94-0.96 element
+   by element, where the ordered kernel above ran at 0.75-0.79 / 0.88-0.90
+   / 0.94-0.95; ten calls back to back at 2^24: 0.89-0.90.  4 pieces a
+   step: 0.81-0.83 at 2^24.  Batching the first and last element steps
+   did not help (0.73-0.74).  NVIDIA's OpenCL: 0.75 / 0.96 / 0.98, element
+   by element 0.71-0.72 / 0.86-0.88 / 0.98.  bench/results/forms.md.) */
 static const char _skel_tpl_reduce_comm[] =
     _SKEL_TPL_REDUCE_PART_PARAMS
     "{\n"
     "    SKEL_LOCAL skel_to r[SKEL_BLOCK];\n"
     "    SKEL_LOCAL int last_s[1];\n"
     "    int lid = SKEL_LID(), j;\n"
-    "    skel_index stride = (skel_index)SKEL_NGROUPS() * SKEL_BLOCK, busy = n - first - (skel_index)SKEL_GROUP() * SKEL_BLOCK;\n"
-    "    skel_index i = n - busy + lid;\n"
+    "    skel_index stride = (skel_index)SKEL_NGROUPS() * SKEL_BLOCK, gid = (skel_index)SKEL_GROUP() * SKEL_BLOCK + lid;\n"
+    "    skel_index busy = n - first, i = first + gid;\n"
     "    skel_to acc;\n"
     "    SKEL_WREGS\n"
     "    SKEL_X_DECL\n"
     "    (void)cols; (void)rows; (void)chunk; (void)j;\n"
-    "    if (i < n) { SKEL_WLOAD(0, i) acc = SKEL_WQVALUE(i, 0); i += stride; }\n"
-    "    for (; i + (SKEL_RITEMS - 1) * stride < n; i += SKEL_RITEMS * stride) {\n"
-    "        SKEL_UNROLL\n"
-    "        for (j = 0; j < SKEL_RITEMS; ++j) { SKEL_WLOAD(j, i + j * stride) }\n"
-    "        SKEL_UNROLL\n"
-    "        for (j = 0; j < SKEL_RITEMS; ++j) acc = SKEL_OP(acc, SKEL_WQVALUE(i + j * stride, j));\n"
+    "#if SKEL_PV\n"
+    "    /* whole pieces of SKEL_PV elements [p0, p0 + np) of every input, 16 bytes or less each, where the\n"
+    "       inputs are aligned to them: work-item gid folds pieces gid + k stride, then the gid-th of the\n"
+    "       loose elements before and after them (the plan launches ceil(np / SKEL_BLOCK) groups or fewer) */\n"
+    "    skel_index p0 = (first + SKEL_PV - 1) / SKEL_PV, np = n / SKEL_PV > p0 ? n / SKEL_PV - p0 : 0;\n"
+    "    if (np > 0 && SKEL_PALIGNED) {\n"
+    "        skel_index head = p0 * SKEL_PV - first, loose = head + n - (p0 + np) * SKEL_PV, pe = p0 + np, pi = p0 + gid;\n"
+    "        int e;\n"
+    "        SKEL_PREGS\n"
+    "        busy = np > loose ? np : loose;\n"
+    "        i = gid < head ? first + gid : pe * SKEL_PV + (gid - head);   /* its loose element */\n"
+    "        if (pi < pe) {\n"
+    "            SKEL_PBATCH(1)\n"
+    "            for (pi += SKEL_PITEMS * stride; pi + (SKEL_PITEMS - 1) * stride < pe; pi += SKEL_PITEMS * stride) {\n"
+    "                SKEL_UNROLL\n"
+    "                for (j = 0; j < SKEL_PITEMS; ++j) { SKEL_PLOAD(j, pi + j * stride) }\n"
+    "                SKEL_UNROLL\n"
+    "                for (j = 0; j < SKEL_PITEMS; ++j) {\n"
+    "                    SKEL_UNROLL\n"
+    "                    for (e = 0; e < SKEL_PV; ++e) acc = SKEL_OP(acc, SKEL_PQVALUE((pi + j * stride) * SKEL_PV + e, j, e));\n"
+    "                }\n"
+    "            }\n"
+    "            if (pi < pe) { SKEL_PBATCH(0) }\n"
+    "            if (gid < loose) { SKEL_WLOAD(0, i) acc = SKEL_OP(acc, SKEL_WQVALUE(i, 0)); }\n"
+    "        } else if (gid < loose) { SKEL_WLOAD(0, i) acc = SKEL_WQVALUE(i, 0); }\n"
+    "    } else\n"
+    "#endif\n"
+    "    {   /* element by element */\n"
+    "        if (i < n) { SKEL_WLOAD(0, i) acc = SKEL_WQVALUE(i, 0); i += stride; }\n"
+    "        for (; i + (SKEL_RITEMS - 1) * stride < n; i += SKEL_RITEMS * stride) {\n"
+    "            SKEL_UNROLL\n"
+    "            for (j = 0; j < SKEL_RITEMS; ++j) { SKEL_WLOAD(j, i + j * stride) }\n"
+    "            SKEL_UNROLL\n"
+    "            for (j = 0; j < SKEL_RITEMS; ++j) acc = SKEL_OP(acc, SKEL_WQVALUE(i + j * stride, j));\n"
+    "        }\n"
+    "        for (; i < n; i += stride) { SKEL_WLOAD(0, i) acc = SKEL_OP(acc, SKEL_WQVALUE(i, 0)); }\n"
     "    }\n"
-    "    for (; i < n; i += stride) { SKEL_WLOAD(0, i) acc = SKEL_OP(acc, SKEL_WQVALUE(i, 0)); }\n"
+    "    busy -= (skel_index)SKEL_GROUP() * SKEL_BLOCK;   /* its busy work-items: a prefix, at least one */\n"
     "    acc = skel_group_reduce(acc, busy < SKEL_BLOCK ? (int)busy : SKEL_BLOCK, r);\n"
     _SKEL_TPL_LAST_GROUP_FOLDS
     "}\n";
@@ -8015,6 +8127,92 @@ static const char _skel_tpl_overlap3d[] =
     "    }\n"
     "}\n";
 
+/* MapOverlap 3D where a row holds whole 16-byte pieces (4-byte and 8-byte
+   elements, cols a multiple of SKEL_O3V = 16 / size, dC <= SKEL_O3V): a
+   work-item computes SKEL_O3V adjacent columns of SKEL_O3VU consecutive
+   planes, no march.  It loads its whole window first, every load in flight
+   at once: each (plane, row) of the window as one 16-byte piece and dC
+   elements either side (neighbours' pieces: from the cache), so a 7-point
+   step issues 22 loads for 16 outputs where the marching kernel above
+   issues 5 an output; then it calls the user function on the window in
+   registers for its SKEL_O3V x SKEL_O3VU outputs and stores them 16 bytes
+   at a time.  Elements no function reads are never loaded.  The edge
+   policy is applied per plane and row (once per piece) and per halo
+   column.  Where the data is not 16-byte aligned the same code loads and
+   stores element by element (a uniform branch).  (H100, the 7-point step
+   on floats against the device copy, 3 rounds in one run: 512^3 0.80-0.81
+   where the marching kernel above ran at 0.71-0.72, 256^3 0.92-0.94
+   against 0.77-0.79; 2 planes a work-item, 48 registers instead of 62,
+   0.78-0.79.  NVIDIA's OpenCL ran this kernel at 0.60 and the marching
+   one at 0.71, so only CUDA takes it (_skel_kernel_opts.ov3_vec; the
+   tests check it on PoCL too).  bench/results/forms.md.) */
+static const char _skel_tpl_overlap3d_vec[] =
+    "#define SKEL_VW (SKEL_O3V + 2 * SKEL_DC)\n"
+    "#define SKEL_VWP (SKEL_VW * (2 * SKEL_DR + 1))\n"
+    "#define SKEL_VWZ (2 * SKEL_DD + SKEL_O3VU)\n"
+    "typedef union { skel_to e[SKEL_O3V]; uint4 v; } skel_o3piece;\n"
+    "SKEL_KERNEL void skel_overlap3d_vec(SKEL_GLOBAL skel_to *SKEL_RESTRICT out, SKEL_GLOBAL const skel_to *SKEL_RESTRICT in,\n"
+    "                                    skel_index depth, skel_index zrun, skel_index rows, skel_index cols, int edge,\n"
+    "                                    skel_to edge_value SKEL_X_PARAMS)\n"
+    "{\n"
+    "    int lid = SKEL_LID(), y, x, z, j, q;   /* (u: the uniform) */\n"
+    "    skel_index cg = (cols / SKEL_O3V + SKEL_O3W - 1) / SKEL_O3W, rg = (rows + SKEL_O3H - 1) / SKEL_O3H, g = SKEL_GROUP();\n"
+    "    skel_index zt = g / (cg * rg), rem = g - zt * cg * rg, ty = rem / cg, tx = rem - ty * cg;\n"
+    "    skel_index c = (tx * SKEL_O3W + lid % SKEL_O3W) * SKEL_O3V, r = ty * SKEL_O3H + lid / SKEL_O3W;\n"
+    "    skel_index p = zt * SKEL_O3VU, ps = rows * cols, ry[2 * SKEL_DR + 1], cx[2 * SKEL_DC + 1];\n"
+    "    int al = (size_t)in % 16 == 0 && (size_t)out % 16 == 0;\n"
+    "    skel_to w[SKEL_VWZ * SKEL_VWP];\n"
+    "    SKEL_X_DECL\n"
+    "    (void)zrun;\n"
+    "    if (c >= cols || r >= rows) return;\n"
+    "    SKEL_UNROLL\n"
+    "    for (y = 0; y <= 2 * SKEL_DR; ++y) ry[y] = skel_edge(r + y - SKEL_DR, rows, edge);\n"
+    "    SKEL_UNROLL\n"
+    "    for (x = 0; x < SKEL_DC; ++x) {   /* the halo columns: cx[x] left, cx[SKEL_DC + x] right */\n"
+    "        cx[x] = skel_edge(c - SKEL_DC + x, cols, edge);\n"
+    "        cx[SKEL_DC + x] = skel_edge(c + SKEL_O3V + x, cols, edge);\n"
+    "    }\n"
+    "    SKEL_UNROLL\n"
+    "    for (z = 0; z < SKEL_VWZ; ++z) {\n"
+    "        skel_index pz = skel_edge(p - SKEL_DD + z, depth, edge);\n"
+    "        SKEL_UNROLL\n"
+    "        for (y = 0; y <= 2 * SKEL_DR; ++y) {\n"
+    "            int live = pz >= 0 && ry[y] >= 0;\n"
+    "            SKEL_GLOBAL const skel_to *rp = in + (live ? pz * ps + ry[y] * cols : 0);\n"
+    "            skel_to *d = w + z * SKEL_VWP + y * SKEL_VW;\n"
+    "            skel_o3piece u;\n"
+    "            if (al) u.v = *(SKEL_GLOBAL const uint4 *)(rp + c);\n"
+    "            else {\n"
+    "                SKEL_UNROLL\n"
+    "                for (q = 0; q < SKEL_O3V; ++q) u.e[q] = rp[c + q];\n"
+    "            }\n"
+    "            SKEL_UNROLL\n"
+    "            for (q = 0; q < SKEL_O3V; ++q) d[SKEL_DC + q] = live ? u.e[q] : edge_value;\n"
+    "            SKEL_UNROLL\n"
+    "            for (x = 0; x < SKEL_DC; ++x) {   /* unconditional loads (offset 0 where the edge value goes) */\n"
+    "                skel_to a = rp[cx[x] < 0 ? 0 : cx[x]], b = rp[cx[SKEL_DC + x] < 0 ? 0 : cx[SKEL_DC + x]];\n"
+    "                d[x] = live && cx[x] >= 0 ? a : edge_value;\n"
+    "                d[SKEL_DC + SKEL_O3V + x] = live && cx[SKEL_DC + x] >= 0 ? b : edge_value;\n"
+    "            }\n"
+    "        }\n"
+    "    }\n"
+    "    SKEL_UNROLL\n"
+    "    for (j = 0; j < SKEL_O3VU; ++j)\n"
+    "        if (p + j < depth) {\n"
+    "            skel_index o = ((p + j) * rows + r) * cols + c;\n"
+    "            skel_o3piece res;\n"
+    "            SKEL_UNROLL\n"
+    "            for (q = 0; q < SKEL_O3V; ++q)\n"
+    "                res.e[q] = SKEL_OV3P(w + (SKEL_DD + j) * SKEL_VWP + SKEL_DR * SKEL_VW + SKEL_DC + q, (skel_index)SKEL_VW,\n"
+    "                                     (skel_index)SKEL_VWP, o + q);\n"
+    "            if (al) *(SKEL_GLOBAL uint4 *)(out + o) = res.v;\n"
+    "            else {\n"
+    "                SKEL_UNROLL\n"
+    "                for (q = 0; q < SKEL_O3V; ++q) out[o + q] = res.e[q];\n"
+    "            }\n"
+    "        }\n"
+    "}\n";
+
 /* ---- the generator ---- */
 typedef struct _skel_sbuf {
     char *p;
@@ -8270,6 +8468,39 @@ static void _skel_put_store(_skel_sbuf *b, const skel_skeleton *sk, const char *
     _skel_sbuf_str(b, "}\n");
 }
 
+/* The any-order MapReduce's pieces (_skel_reduce_pieces): SKEL_PV
+   elements a piece (0: none), SKEL_PITEMS pieces of every input in flight
+   a step (twice the elements of an element step, at most 8 pieces), the
+   registers, a piece's loads, the function on element e of piece j (index
+   i), and whether every input is aligned to its pieces. */
+static void _skel_put_pieces(_skel_sbuf *b, const skel_skeleton *sk, const _skel_kernel_geom *g)
+{
+    static const char *const vec[17] = { 0, "unsigned char", "unsigned short", 0, "skel_uint", 0, 0, 0, "uint2",
+                                         0, 0, 0, 0, 0, 0, 0, "uint4" };
+    int pv = _skel_reduce_pieces(sk), items = pv ? 2 * g->reduce_items / pv : 0, k;
+    _skel_args a;
+    a.b = b;
+    if (items > SKEL_GPU_REDUCE_PITEMS) items = SKEL_GPU_REDUCE_PITEMS;
+    if (items < 1) items = 1;
+    _skel_sbuf_printf(b, "#define SKEL_PV %d\n", pv);
+    if (!pv) return;
+    _skel_sbuf_printf(b, "#define SKEL_PITEMS %d\n#define SKEL_PREGS", items);
+    for (k = 0; k < sk->nin; ++k)
+        _skel_sbuf_printf(b, " union { skel_ti%d el[SKEL_PV]; %s v; } pq%d[SKEL_PITEMS];", k,
+                          vec[(size_t)pv * sk->in_t[k]()->size], k);
+    _skel_sbuf_str(b, "\n#define SKEL_PLOAD(j, p)");
+    for (k = 0; k < sk->nin; ++k)
+        _skel_sbuf_printf(b, " pq%d[j].v = ((SKEL_GLOBAL const %s *)a%d)[p];", k, vec[(size_t)pv * sk->in_t[k]()->size], k);
+    _skel_sbuf_str(b, "\n#define SKEL_PALIGNED (1");
+    for (k = 0; k < sk->nin; ++k) _skel_sbuf_printf(b, " && (size_t)a%d %% %zu == 0", k, (size_t)pv * sk->in_t[k]()->size);
+    _skel_sbuf_printf(b, ")\n#define SKEL_PQVALUE(i, j, q) skel_u_%s(", sk->func_name);
+    a.n = 0;
+    _skel_arg_index(&a, sk->index_mode, "i", NULL, NULL);
+    for (k = 0; k < sk->nin; ++k) _skel_arg(&a, "pq%d[j].el[q]", k);
+    _skel_arg_x(&a, sk);
+    _skel_sbuf_str(b, ")\n");
+}
+
 /* argument lists of the kinds that store through _skel_put_store */
 static void _skel_args_overlap(_skel_args *a, const skel_skeleton *sk, const char *p)
 {
@@ -8482,6 +8713,10 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
             for (k = 0; k < sk->nin; ++k) _skel_arg(&a, "q%d[j]", k);
             _skel_arg_x(&a, sk);
             _skel_sbuf_str(&b, ")\n");
+            if (_skel_reduce_any_order(sk)) {
+                _skel_put_pieces(&b, sk, &g);
+                _skel_sbuf_str(&b, _skel_tpl_reduce_comm_steps);
+            }
             _skel_sbuf_str(&b, _skel_reduce_any_order(sk) ? _skel_tpl_reduce_comm : _skel_tpl_reduce_wide);
             break;
         }
@@ -8567,6 +8802,10 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
         _skel_arg_x(&a, sk);
         _skel_sbuf_str(&b, ")\n");
         _skel_sbuf_str(&b, _skel_tpl_overlap3d);
+        if (g.ov3_v) {
+            _skel_sbuf_printf(&b, "#define SKEL_O3V %d\n#define SKEL_O3VU %d\n", g.ov3_v, g.ov3_vu);
+            _skel_sbuf_str(&b, _skel_tpl_overlap3d_vec);
+        }
         break;
     case SKEL_KIND_MAPARRAY:
         _skel_sbuf_printf(&b, "#define SKEL_MACALL(v, e, i) skel_u_%s(", sk->func_name);
@@ -8699,7 +8938,9 @@ static void _skel_plan_reduce(const skel_skeleton *sk, const skel_call *c, const
     _skel_kstep *s;
     groups = _skel_cdiv(len, chunk);
     if (_skel_reduce_any_order(sk)) {   /* _skel_tpl_reduce_comm: strided, every group busy */
-        groups = _skel_cdiv(len, (size_t)g->block);
+        size_t pv = (size_t)_skel_reduce_pieces(sk), p0 = pv ? _skel_cdiv(first, pv) : 0;
+        size_t np = pv && n / pv > p0 ? n / pv - p0 : 0;     /* its whole pieces, as the kernel counts them */
+        groups = _skel_cdiv(np ? np : len, (size_t)g->block);
         if (groups > maxg) groups = maxg;
         chunk = 0;
     }
@@ -8739,6 +8980,12 @@ static void _skel_plan_ov_rows(const skel_skeleton *sk, const skel_call *c, cons
     _skel_karg_num(s, _SKEL_ARG_INT, (int64_t)c->edge);
     _skel_karg_elem(s, c->edge_value, sk->nin ? sk->in_t[0]()->size : sk->out_t[0]()->size);
     _skel_karg_x(s, sk, c);
+}
+
+/* Whether a 3D MapOverlap of cols columns takes the 16-byte kernel */
+static int _skel_ov3_vec(const _skel_kernel_geom *g, size_t cols)
+{
+    return g->ov3_v && cols % (size_t)g->ov3_v == 0;
 }
 
 int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_shape *sh,
@@ -8924,7 +9171,11 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
             size_t tiles = _skel_cdiv(C, (size_t)g.ov3_w) * _skel_cdiv(R, (size_t)(g.block / g.ov3_w));
             size_t zrun = SKEL_GPU_OV3_ZRUN, want = (size_t)o.compute_units * 8;
             while (zrun > (size_t)g.ov3_u && tiles * _skel_cdiv(sh->depth, zrun) < want) zrun /= 2;
-            s = _skel_kstep_new(p, "skel_overlap3d", tiles * _skel_cdiv(sh->depth, zrun));
+            if (_skel_ov3_vec(&g, C)) {         /* rows of whole 16-byte pieces */
+                tiles = _skel_cdiv(C / (size_t)g.ov3_v, (size_t)g.ov3_w) * _skel_cdiv(R, (size_t)(g.block / g.ov3_w));
+                s = _skel_kstep_new(p, "skel_overlap3d_vec", tiles * _skel_cdiv(sh->depth, (size_t)g.ov3_vu));
+            } else
+                s = _skel_kstep_new(p, "skel_overlap3d", tiles * _skel_cdiv(sh->depth, zrun));
             _skel_karg_buf(s, _SKEL_BUF_OUT);
             _skel_karg_buf(s, in0);
             _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)sh->depth);

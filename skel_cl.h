@@ -142,9 +142,13 @@ typedef struct skel_cl_stats {
 void skel_cl_stats_get(skel_cl_stats *out);
 
 /* For tests: forget every built program kept in memory, so the next call
-   looks in the disk cache again; and pretend the device lacks fp64. */
+   looks in the disk cache again; pretend the device lacks fp64; and take
+   CUDA's 16-byte MapOverlap3D kernel on OpenCL too (off by default:
+   NVIDIA's OpenCL ran it slower than its marching kernel; on, the tests
+   check the template's results on PoCL).  Both forget the programs. */
 void skel_cl_forget_programs(void);
 void skel_cl_pretend_no_fp64(int on);
+void skel_cl_use_ov3_vec(int on);
 
 #ifdef __cplusplus
 }
@@ -303,7 +307,7 @@ static struct {
     void *result_host;              /* ... mapped once for good (NULL: read into call.result) */
     int result_tried;               /* the stage was tried (once: a failure is not retried) */
     size_t scratch_bytes[3];
-    int no_fp64;                    /* test knob */
+    int no_fp64, ov3_vec;           /* test knobs */
     skel_cl_stats stats;
     struct _skel_cl_prog *programs; /* every built program, for forgetting */
 } _skel_cl;
@@ -855,6 +859,7 @@ static void _skel_cl_opts(int block, int tiling, _skel_kernel_opts *o)
     o->local_mem = i->local_mem > 1024 ? i->local_mem - 1024 : i->local_mem;
     if (o->local_mem > 65536) o->local_mem = 65536;
     o->arg_bytes = _skel_cl.dev[_skel_cl.sel].max_param;
+    o->ov3_vec = _skel_cl.ov3_vec;
 }
 
 /* The program text of sk for work-groups of `block`, its build options
@@ -914,6 +919,7 @@ int _skel_cl_test_plan(skel_skeleton *sk, const skel_call *c, int compute_units,
     int i;
     memset(&o, 0, sizeof o);
     o.compute_units = compute_units;
+    o.ov3_vec = _skel_cl.ov3_vec;
     _skel_init_gpus();
     _SKEL_TRY(_skel_check(sk, c, &sh));
     _SKEL_TRY(_skel_kernel_plan(sk, c, &sh, &o, &p));
@@ -1320,6 +1326,14 @@ void skel_cl_pretend_no_fp64(int on)
     pthread_mutex_lock(&_skel_cl_lock);
     _skel_cl.no_fp64 = on;
     pthread_mutex_unlock(&_skel_cl_lock);
+}
+
+void skel_cl_use_ov3_vec(int on)
+{
+    pthread_mutex_lock(&_skel_cl_lock);
+    _skel_cl.ov3_vec = on;
+    pthread_mutex_unlock(&_skel_cl_lock);
+    skel_cl_forget_programs();
 }
 
 #endif /* SKEL_CL_IMPLEMENTATION */

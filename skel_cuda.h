@@ -1104,6 +1104,7 @@ static void _skel_cuda_opts(const skel_cuda_device_info *i, int arch, int block,
     o->block = block > 0 ? block : 256;
     if (i && o->block > i->max_threads_per_block) o->block = i->max_threads_per_block;
     o->shuffle = SKEL_GPU_SHUFFLE;
+    o->ov3_vec = SKEL_GPU_OV3_VEC;
     o->tiling = tiling;
     if (i) {
         o->compute_units = i->sms;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "skel.h"
+#include "skel_cl.h"
 #include "skel_test.h"
 
 static const size_t sizes[] = { 0, 1, 2, 7, 1021, 1025, 65537 };
@@ -760,7 +761,7 @@ SKEL_OVERLAP3D_X(t_tall, f_tall, float, 2, 1, 0, SKEL_INDEX3D, SKEL_VIEWS(float)
 /* (the GPU kernel's groups: 32 columns x 8 rows, up to 64 planes, fewer
    for small blocks: exact tiles, one short, one over) */
 static const size_t shapes3[][3] = { { 0, 3, 4 }, { 1, 1, 1 }, { 2, 3, 5 }, { 3, 7, 13 }, { 5, 17, 41 }, { 11, 9, 67 },
-                                     { 17, 33, 65 }, { 4, 32, 32 }, { 6, 31, 33 }, { 9, 16, 64 } };
+                                     { 17, 33, 65 }, { 4, 32, 32 }, { 6, 31, 33 }, { 9, 16, 64 }, { 7, 19, 136 } };
 
 /* element (p, r, c) of a D x R x C block under an edge policy; -1: the constant */
 static long long at3(long long p, long long r, long long c, size_t D, size_t R, size_t C, int edge)
@@ -957,6 +958,54 @@ SKEL_TEST(forms_overlap3d_doubles_and_a_5x5x5_window)
         }
     }
     st_context("");
+}
+
+/* CUDA takes a 16-byte kernel for 3-D stencils of 4- and 8-byte elements
+   whose rows hold whole pieces; OpenCL takes it only when asked (NVIDIA's
+   ran it slower), so that CI checks its results here on PoCL.  The plan
+   must pick it, for floats and doubles, and not where a row ends in part
+   of a piece. */
+int _skel_cl_test_plan(skel_skeleton *sk, const skel_call *c, int compute_units, char *desc, size_t size);
+SKEL_TEST(forms_overlap3d_16_byte_kernel_on_opencl)
+{
+    int vi, ran = 0;
+    size_t k;
+    for (vi = 0; vi < st_variant_count(); ++vi) {
+        const st_variant *v = st_variant_get(vi);
+        skel_ten *t = NULL, *o = NULL;
+        skel_call call;
+        char desc[256];
+        if (strcmp(v->v.backend, "opencl") != 0 || v->v.devices) continue;
+        skel_cl_use_ov3_vec(1);
+        memset(&call, 0, sizeof call);
+        ST_OK(skel_ten_new(&t, SKEL_FLOAT, 3, 5, 64));
+        ST_OK(skel_ten_new(&o, SKEL_FLOAT, 3, 5, 64));
+        call.in[0] = t; call.out = o;
+        ST_OK(_skel_cl_test_plan(t_heat, &call, 4, desc, sizeof desc));
+        if (!strstr(desc, "skel_overlap3d_vec:")) ST_FAIL("64 float columns: %s", desc);
+        skel_free(t); skel_free(o);
+        ST_OK(skel_ten_new(&t, SKEL_DOUBLE, 3, 5, 64));
+        ST_OK(skel_ten_new(&o, SKEL_DOUBLE, 3, 5, 64));
+        call.in[0] = t; call.out = o;
+        ST_OK(_skel_cl_test_plan(t_heatd, &call, 4, desc, sizeof desc));
+        if (!strstr(desc, "skel_overlap3d_vec:")) ST_FAIL("64 double columns: %s", desc);
+        skel_free(t); skel_free(o);
+        ST_OK(skel_ten_new(&t, SKEL_FLOAT, 3, 5, 66));
+        ST_OK(skel_ten_new(&o, SKEL_FLOAT, 3, 5, 66));
+        call.in[0] = t; call.out = o;
+        ST_OK(_skel_cl_test_plan(t_heat, &call, 4, desc, sizeof desc));
+        if (strstr(desc, "skel_overlap3d_vec:")) ST_FAIL("66 float columns: %s", desc);
+        skel_free(t); skel_free(o);
+        for (k = 0; k < sizeof shapes3 / sizeof shapes3[0]; ++k) {
+            st_context("3-D 16-byte %s %zux%zux%zu", v->label, shapes3[k][0], shapes3[k][1], shapes3[k][2]);
+            ten3_case(shapes3[k][0], shapes3[k][1], shapes3[k][2], vi, 1);
+            wide3_case(shapes3[k][0], shapes3[k][1], shapes3[k][2], vi);
+        }
+        skel_cl_use_ov3_vec(0);
+        ran = 1;
+    }
+    st_context("");
+    if (!ran) ST_SKIP("no OpenCL variant here");
 }
 
 SKEL_TEST(forms_3d_shapes_are_checked)
