@@ -277,7 +277,7 @@ static void cpu_pearson(skel_skeleton *sk, const char *what, size_t n, const cha
     skel_vec *x = vec_fill(SKEL_FLOAT, n, 1), *y = vec_fill(SKEL_FLOAT, n, 2);
     const float *px = (const float *)skel_read(x), *py = (const float *)skel_read(y);
     double ts[64], th[64], t0;
-    moments m, h;
+    moments m, h = { 0, 0, 0, 0, 0 };   /* (reps >= 1 sets it: gcc -O1 cannot tell) */
     int r;
     skel_set_plan(sk, bench_fixed_plan(backend, threads, 0));
     for (r = 0; r < reps; ++r) {   /* interleaved */
