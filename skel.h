@@ -8145,7 +8145,10 @@ static const char _skel_tpl_overlap3d[] =
    against 0.77-0.79; 2 planes a work-item, 48 registers instead of 62,
    0.78-0.79.  NVIDIA's OpenCL ran this kernel at 0.60 and the marching
    one at 0.71, so only CUDA takes it (_skel_kernel_opts.ov3_vec; the
-   tests check it on PoCL too).  bench/results/forms.md.) */
+   tests check it on PoCL too).  bench/results/forms.md.  Not measured: a
+   function that reads the whole 3 x 3 x 3 window of int32s keeps all 108
+   values in registers, 184 of them, one group an SM, where the marching
+   kernel takes 94.) */
 static const char _skel_tpl_overlap3d_vec[] =
     "#define SKEL_VW (SKEL_O3V + 2 * SKEL_DC)\n"
     "#define SKEL_VWP (SKEL_VW * (2 * SKEL_DR + 1))\n"
