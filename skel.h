@@ -8478,25 +8478,25 @@ static void _skel_put_store(_skel_sbuf *b, const skel_skeleton *sk, const char *
    i), and whether every input is aligned to its pieces. */
 static void _skel_put_pieces(_skel_sbuf *b, const skel_skeleton *sk, const _skel_kernel_geom *g)
 {
-    static const char *const vec[17] = { 0, "unsigned char", "unsigned short", 0, "skel_uint", 0, 0, 0, "uint2",
-                                         0, 0, 0, 0, 0, 0, 0, "uint4" };
-    int pv = _skel_reduce_pieces(sk), items = pv ? 2 * g->reduce_items / pv : 0, k;
+    static const char *const uint_of[17] = { 0, "unsigned char", "unsigned short", 0, "skel_uint", 0, 0, 0, "uint2",
+                                             0, 0, 0, 0, 0, 0, 0, "uint4" };   /* by bytes */
+    const char *vt[SKEL_MAX_IN];
+    int pv = _skel_reduce_pieces(sk), items, k;
     _skel_args a;
-    a.b = b;
-    if (items > SKEL_GPU_REDUCE_PITEMS) items = SKEL_GPU_REDUCE_PITEMS;
-    if (items < 1) items = 1;
     _skel_sbuf_printf(b, "#define SKEL_PV %d\n", pv);
     if (!pv) return;
+    items = 2 * g->reduce_items / pv;
+    if (items > SKEL_GPU_REDUCE_PITEMS) items = SKEL_GPU_REDUCE_PITEMS;
+    if (items < 1) items = 1;
+    for (k = 0; k < sk->nin; ++k) vt[k] = uint_of[(size_t)pv * sk->in_t[k]()->size];
     _skel_sbuf_printf(b, "#define SKEL_PITEMS %d\n#define SKEL_PREGS", items);
-    for (k = 0; k < sk->nin; ++k)
-        _skel_sbuf_printf(b, " union { skel_ti%d el[SKEL_PV]; %s v; } pq%d[SKEL_PITEMS];", k,
-                          vec[(size_t)pv * sk->in_t[k]()->size], k);
+    for (k = 0; k < sk->nin; ++k) _skel_sbuf_printf(b, " union { skel_ti%d el[SKEL_PV]; %s v; } pq%d[SKEL_PITEMS];", k, vt[k], k);
     _skel_sbuf_str(b, "\n#define SKEL_PLOAD(j, p)");
-    for (k = 0; k < sk->nin; ++k)
-        _skel_sbuf_printf(b, " pq%d[j].v = ((SKEL_GLOBAL const %s *)a%d)[p];", k, vec[(size_t)pv * sk->in_t[k]()->size], k);
+    for (k = 0; k < sk->nin; ++k) _skel_sbuf_printf(b, " pq%d[j].v = ((SKEL_GLOBAL const %s *)a%d)[p];", k, vt[k], k);
     _skel_sbuf_str(b, "\n#define SKEL_PALIGNED (1");
     for (k = 0; k < sk->nin; ++k) _skel_sbuf_printf(b, " && (size_t)a%d %% %zu == 0", k, (size_t)pv * sk->in_t[k]()->size);
     _skel_sbuf_printf(b, ")\n#define SKEL_PQVALUE(i, j, q) skel_u_%s(", sk->func_name);
+    a.b = b;
     a.n = 0;
     _skel_arg_index(&a, sk->index_mode, "i", NULL, NULL);
     for (k = 0; k < sk->nin; ++k) _skel_arg(&a, "pq%d[j].el[q]", k);
