@@ -954,6 +954,18 @@
        Change log, newest first; one line per change under the unreleased
        version.
        unreleased (0.3.0)
+              - Pool: a worker looks at the task queue's count before its
+                mutex (after every call it helped with, 15 workers queued
+                on the mutex); a worker does not enter a slot again until
+                the next publication; helpers enter and leave with one
+                fetch-add.  H100 host, pool/16 against hand OpenMP at 2^16:
+                0.59-0.71 of its speed, was 0.37-0.54 (2^22: 0.96-1.96).
+              - A GPU call's launch plan is no longer cleared whole (29 KB:
+                0.5 us of a CUDA call's 4.1 on the H100 host): Pearson at
+                2^24, one call, 0.85 of the copy (median of 9), was 0.83.
+              - Models learned before the models file is read (.nofile, then
+                a configuration with the file) are kept, the file's others
+                added; they were dropped (and leaked).
               - MapOverlap3D on CUDA: rows of whole 16-byte pieces (4- and
                 8-byte elements) take a kernel that computes a piece's
                 columns of 4 planes a work-item from one window loaded in
@@ -3560,8 +3572,9 @@ int _skel_trace_flush(void)
    How it works.  A parallel-for in flight owns one of _SKEL_POOL_SLOTS
    slots.  A slot's state word holds its phase (free, being written,
    open, closed), how many helpers it admits (width-1) and how many are
-   inside.  A worker enters an open slot by a compare-and-swap that
-   counts it in, reads the slot's parameters (the caller wrote them
+   inside.  A worker enters an open slot by a fetch-add that counts it
+   in (and leaves at once if the slot was not open for it after all),
+   reads the slot's parameters (the caller wrote them
    before it opened the slot, and cannot rewrite them until the slot is
    free, which needs every helper out), claims chunks until none are
    left, and leaves.  The chunks are dealt into one home range per thread
@@ -3697,6 +3710,12 @@ static struct {
     int task_waiters;           /* atomic: threads asleep in _skel_task_wait */
     uint64_t active;            /* atomic: bit i: slot i may be open */
     _skel_task *head, *tail;    /* mu: tasks no worker took yet */
+    int queued;                 /* atomic (written under mu): how many; a worker looks here before
+                                   it takes mu.  It took mu after every call it helped with: on
+                                   the 16-CPU H100 host its 15 workers queued on the mutex and
+                                   came to the next call 6.0-6.9 us after it opened on average
+                                   (now 1.6-2.2), and pool/16 ran at 0.37-0.54 of hand OpenMP's
+                                   speed at 2^16 (now 0.59-0.71; bench/results/pool.md) */
     _skel_slot slots[_SKEL_POOL_SLOTS];
 } _skel_pool;
 
@@ -3792,57 +3811,68 @@ static void _skel_pool_publish(int want)
 
 /* Claim and run chunks of slot s until none are left, home range first
    (worker k's home: 1 + k mod (ranges - 1); the owner, k < 0: range 0);
-   how many it ran.  The thread whose count completes `done` wakes a
-   sleeping owner. */
+   how many it ran.  What it ran of a range is counted in `done` before it
+   looks at the next range (one line transfer per range it worked in, not
+   per chunk; counted only at the end, the call's end waited for every
+   thread's look at every other range's cursor); the thread whose count
+   completes `done` wakes a sleeping owner. */
 static size_t _skel_slot_work(_skel_slot *s, int k)
 {
-    size_t parts = (size_t)s->parts, ranges = (size_t)s->ranges, p, r, lo, hi, end, ran = 0;
+    size_t parts = (size_t)s->parts, ranges = (size_t)s->ranges, p, r, lo, hi, end, ran = 0, here;
     size_t home = k < 0 || ranges < 2 ? 0 : 1 + (size_t)k % (ranges - 1);
     for (r = 0; r < ranges; ++r) {
         size_t h = (home + r) % ranges;
         _skel_part_range(parts, ranges, h, &lo, &end);
         if (__atomic_load_n(&s->cur[h].next, __ATOMIC_RELAXED) >= end) continue;   /* (a read shares the line) */
-        while ((p = __atomic_fetch_add(&s->cur[h].next, 1, __ATOMIC_RELAXED)) < end) {
+        for (here = 0; (p = __atomic_fetch_add(&s->cur[h].next, 1, __ATOMIC_RELAXED)) < end; ++here) {
             _skel_part_range(s->n, parts, p, &lo, &hi);
             s->body(s->ctx, (int)p, lo, hi);
-            ++ran;
         }
-    }
-    /* count them once, not per chunk: one line transfer per thread */
-    if (ran && __atomic_add_fetch(&s->done, ran, __ATOMIC_SEQ_CST) == parts && _SKEL_SC_LOAD(&s->owner_sleeps)) {
-        pthread_mutex_lock(&_skel_pool_mu);
-        pthread_cond_broadcast(&_skel_pool_done_cv);
-        pthread_mutex_unlock(&_skel_pool_mu);
+        if (here && __atomic_add_fetch(&s->done, here, __ATOMIC_SEQ_CST) == parts && _SKEL_SC_LOAD(&s->owner_sleeps)) {
+            pthread_mutex_lock(&_skel_pool_mu);
+            pthread_cond_broadcast(&_skel_pool_done_cv);
+            pthread_mutex_unlock(&_skel_pool_mu);
+        }
+        ran += here;
     }
     return ran;
 }
 
-/* Worker k helps with slot s if it is open and admits one more helper. */
-static int _skel_slot_help(_skel_slot *s, int k)
+/* Worker k helps with slot s if it is open and admits one more helper.
+   It enters and leaves with one fetch-add each, not a compare-and-swap
+   loop, which 15 workers entering one call at once retry on the one line
+   (alone, this changed nothing measurable on the 16-CPU H100 host: the
+   task queue's mutex, below, held the workers then).  A helper counted
+   in a slot that turns out not to be open for it (closed, full, or taken
+   again since it looked) leaves at once; the owner opens a slot with an
+   add too, so that such a visitor stays counted. */
+static void _skel_slot_help(_skel_slot *s, int k)
 {
-    unsigned st = __atomic_load_n(&s->state, __ATOMIC_RELAXED), nst;
-    int ran;
-    do {
-        if (_SKEL_SLOT_PHASE(st) != _SKEL_SLOT_OPEN || _SKEL_SLOT_IN(st) >= _SKEL_SLOT_CAP(st)) return 0;
-    } while (!__atomic_compare_exchange_n(&s->state, &st, st + 1, 1, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
-    if (_SKEL_SLOT_IN(st) + 1 < _SKEL_SLOT_CAP(st) && _SKEL_SC_LOAD(&_skel_pool.sleepers) > 0)
-        _skel_pool_wake_one();      /* the call wants more helpers: pass the wake-up on */
-    (void)_skel_pool_step_aside(s->cpu);
-    ran = _skel_slot_work(s, k) > 0;
-    st = __atomic_load_n(&s->state, __ATOMIC_RELAXED);
-    do {    /* leave; the last helper out of a closed slot frees it */
-        nst = _SKEL_SLOT_PHASE(st) == _SKEL_SLOT_CLOSED && _SKEL_SLOT_IN(st) == 1 ? 0u : st - 1;
-    } while (!__atomic_compare_exchange_n(&s->state, &st, nst, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
-    return ran;
+    unsigned st = __atomic_load_n(&s->state, __ATOMIC_RELAXED);
+    if (_SKEL_SLOT_PHASE(st) != _SKEL_SLOT_OPEN || _SKEL_SLOT_IN(st) >= _SKEL_SLOT_CAP(st)) return;  /* (no write) */
+    st = __atomic_fetch_add(&s->state, 1u, __ATOMIC_ACQUIRE);
+    if (_SKEL_SLOT_PHASE(st) == _SKEL_SLOT_OPEN && _SKEL_SLOT_IN(st) < _SKEL_SLOT_CAP(st)) {
+        if (_SKEL_SLOT_IN(st) + 1 < _SKEL_SLOT_CAP(st) && _SKEL_SC_LOAD(&_skel_pool.sleepers) > 0)
+            _skel_pool_wake_one();      /* the call wants more helpers: pass the wake-up on */
+        (void)_skel_pool_step_aside(s->cpu);
+        (void)_skel_slot_work(s, k);
+    }
+    /* leave; the last one out of a closed slot frees it (a visitor counted
+       in after that sees the swap fail, and frees it when it leaves) */
+    st = __atomic_sub_fetch(&s->state, 1u, __ATOMIC_RELEASE);
+    if (st == (unsigned)_SKEL_SLOT_CLOSED << 20)
+        (void)__atomic_compare_exchange_n(&s->state, &st, 0u, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 }
 
 /* Run the first queued task, if any; 1 if it ran one. */
 static int _skel_pool_run_task(void)
 {
     _skel_task *t;
+    if (_SKEL_SC_LOAD(&_skel_pool.queued) == 0) return 0;
     pthread_mutex_lock(&_skel_pool_mu);
     if ((t = _skel_pool.head) != NULL) {
         if (!(_skel_pool.head = t->next)) _skel_pool.tail = NULL;
+        __atomic_sub_fetch(&_skel_pool.queued, 1, __ATOMIC_SEQ_CST);
         __atomic_store_n(&t->state, _SKEL_TASK_RUNNING, __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&_skel_pool_mu);
@@ -3882,10 +3912,12 @@ static void *_skel_pool_worker(void *arg)
     for (;;) {
         unsigned seen = _SKEL_SC_LOAD(&_skel_pool.epoch);
         uint64_t m = _SKEL_LOAD(&_skel_pool.active);
-        int worked = 0;
+        /* A slot it helped has no chunk left to claim: it looks again only
+           after the next publication (it went straight back, and entered
+           and left the slot again and again until its owner closed it) */
         for (i = 0; m; ++i, m >>= 1)
-            if (m & 1) worked |= _skel_slot_help(&_skel_pool.slots[i], _skel_pool_self - 1);
-        if (worked || _skel_pool_run_task()) continue;
+            if (m & 1) _skel_slot_help(&_skel_pool.slots[i], _skel_pool_self - 1);
+        if (_skel_pool_run_task()) continue;
         if (_SKEL_LOAD(&_skel_pool.stop)) break;
         if (_skel_spin_while(&_skel_pool.epoch, seen)) continue;
         pthread_mutex_lock(&_skel_pool_mu);
@@ -3914,6 +3946,7 @@ static void _skel_pool_forked(void)
     _skel_pool.sleepers = _skel_pool.task_waiters = _skel_pool.reserved = 0;
     _skel_pool.active = 0;
     _skel_pool.head = _skel_pool.tail = NULL;
+    _skel_pool.queued = 0;
     for (i = 0; i < _SKEL_POOL_SLOTS; ++i) _skel_pool.slots[i].state = 0;
 }
 
@@ -4059,7 +4092,8 @@ void _skel_pool_for(int width, int parts, size_t n, _skel_body body, void *ctx)
     }
     __atomic_store_n(&s->done, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&s->owner_sleeps, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&s->state, ((unsigned)_SKEL_SLOT_OPEN << 20) | (helpers << 10), __ATOMIC_RELEASE);
+    __atomic_fetch_add(&s->state, ((unsigned)(_SKEL_SLOT_OPEN - _SKEL_SLOT_WRITING) << 20) | (helpers << 10),
+                       __ATOMIC_RELEASE);       /* (visitors counted in meanwhile stay counted) */
     __atomic_fetch_or(&_skel_pool.active, (uint64_t)1 << i, __ATOMIC_RELEASE);
     _skel_pool_publish((int)helpers);
     t0 = _skel_now();
@@ -4083,6 +4117,7 @@ void _skel_pool_submit(_skel_task *t, int (*fn)(void *), void *arg)
     if (_skel_pool.tail) _skel_pool.tail->next = t;
     else _skel_pool.head = t;
     _skel_pool.tail = t;
+    __atomic_add_fetch(&_skel_pool.queued, 1, __ATOMIC_SEQ_CST);
     pthread_mutex_unlock(&_skel_pool_mu);
     _skel_pool_publish(1);
 }
@@ -4098,6 +4133,7 @@ int _skel_task_wait(_skel_task *t)
         while (*pp != t) { prev = *pp; pp = &(*pp)->next; }
         *pp = t->next;
         if (_skel_pool.tail == t) _skel_pool.tail = prev;
+        __atomic_sub_fetch(&_skel_pool.queued, 1, __ATOMIC_SEQ_CST);
         mine = 1;
     } else if (_SKEL_LOAD(&t->state) != _SKEL_TASK_DONE) {
         __atomic_add_fetch(&_skel_pool.task_waiters, 1, __ATOMIC_SEQ_CST);
@@ -6579,13 +6615,14 @@ typedef struct _skel_kstep {
 } _skel_kstep;
 typedef struct _skel_kplan {
     int nsteps;
-    _skel_kstep step[5];        /* rows + columns of a part: up to 3 row passes, the columns */
     size_t scratch[3];          /* bytes of scratch buffer k (0: unused) */
     int copy_in0;               /* scratch k to receive a copy of in[0] first, or -1 */
     int result;                 /* scratch k whose first element is call->result, or -1 */
     size_t weights_bytes;       /* bytes of call->weights for _SKEL_BUF_WEIGHTS, or 0 */
     size_t state;               /* bytes of _SKEL_BUF_STATE a step uses (0: none) */
     size_t state_tiles;         /* scan: how far the steps advance the tile counter */
+    _skel_kstep step[5];        /* last: a new plan clears what is above (_skel_kernel_plan);
+                                   rows + columns of a part: up to 3 row passes, the columns */
 } _skel_kplan;
 
 /* The per-device state buffer between calls (_SKEL_BUF_STATE).  A scan
@@ -8870,23 +8907,35 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
 }
 
 /* ---- launch plans ---- */
+/* (A plan is 29 KB, nearly all of it argument slots: a step and an
+   argument are set field by field as they are added, never cleared whole.
+   Clearing the plan took 0.5 us of a CUDA call's 4.1 us on the H100's
+   host.) */
 static _skel_kstep *_skel_kstep_new(_skel_kplan *p, const char *kernel, size_t groups)
 {
     _skel_kstep *s = &p->step[p->nsteps++];
-    memset(s, 0, sizeof *s);
     s->kernel = kernel;
     s->groups = groups ? groups : 1;
+    s->local = 0;
+    s->nargs = 0;
     return s;
 }
-static void _skel_karg_buf(_skel_kstep *s, int buf) { s->arg[s->nargs].kind = _SKEL_ARG_BUF; s->arg[s->nargs++].buf = buf; }
-static void _skel_karg_num(_skel_kstep *s, int kind, int64_t v) { s->arg[s->nargs].kind = kind; s->arg[s->nargs++].value = v; }
+static _skel_karg *_skel_karg_add(_skel_kstep *s, int kind)
+{
+    _skel_karg *a = &s->arg[s->nargs++];
+    a->kind = kind;
+    a->buf = 0;
+    a->value = 0;
+    return a;
+}
+static void _skel_karg_buf(_skel_kstep *s, int buf) { _skel_karg_add(s, _SKEL_ARG_BUF)->buf = buf; }
+static void _skel_karg_num(_skel_kstep *s, int kind, int64_t v) { _skel_karg_add(s, kind)->value = v; }
 static void _skel_karg_elem(_skel_kstep *s, const void *v, size_t esz)
 {
-    s->arg[s->nargs].kind = _SKEL_ARG_ELEM;
-    s->arg[s->nargs].value = (int64_t)esz;
-    memset(s->arg[s->nargs].elem, 0, esz);
-    if (v) memcpy(s->arg[s->nargs].elem, v, esz);
-    s->nargs++;
+    _skel_karg *a = _skel_karg_add(s, _SKEL_ARG_ELEM);
+    a->value = (int64_t)esz;
+    memset(a->elem, 0, esz);
+    if (v) memcpy(a->elem, v, esz);
 }
 /* the views (a buffer and its depth, rows, cols each) and the uniform */
 static void _skel_karg_x(_skel_kstep *s, const skel_skeleton *sk, const skel_call *c)
@@ -8898,7 +8947,7 @@ static void _skel_karg_x(_skel_kstep *s, const skel_skeleton *sk, const skel_cal
         _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)c->views[k]->rows);
         _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)c->views[k]->cols);
     }
-    if (sk->has_uniform) s->arg[s->nargs++].kind = _SKEL_ARG_UNIFORM;
+    if (sk->has_uniform) _skel_karg_add(s, _SKEL_ARG_UNIFORM);
 }
 static void _skel_karg_ins(_skel_kstep *s, const skel_skeleton *sk)
 {
@@ -9004,7 +9053,7 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
     int i, in0;
     _skel_kernel_opts_defaults(opts, &o);
     _skel_kernel_geometry(sk, &o, &g);
-    memset(p, 0, sizeof *p);
+    memset(p, 0, offsetof(_skel_kplan, step));   /* (not the steps: _skel_kstep_new) */
     p->copy_in0 = p->result = -1;
     /* a MapReduce with a wider accumulator: as many groups as the device
        holds at once, each folding one long chunk (its first tile's loads
@@ -17336,6 +17385,21 @@ int _skel_models_add(const char *name, const char *place, uint64_t a, double sec
     return p;
 }
 
+/* Tests: forget every model and link, as a new process starts (the next
+   skel_sched_set that uses the file reads it again). */
+void _skel_models_forget(void)
+{
+    int i;
+    _skel_rt_settle();
+    _skel_rt_lock();
+    for (i = 0; i < _skel_rt.nmodels; ++i) SKEL_FREE(_skel_rt.models[i].e);
+    SKEL_FREE(_skel_rt.models);
+    _skel_rt.models = NULL;
+    _skel_rt.nmodels = _skel_rt.capmodels = _skel_rt.nlinks = 0;
+    _skel_rt.models_loaded = 0;
+    _skel_rt_unlock();
+}
+
 /* ---- transfer model: one measurement per link ---- */
 /* The seconds of one copy of bytes host <-> space p (to_dev: host -> p). */
 static double _skel_link_time(int p, void *dev, void *host, size_t bytes, int to_dev)
@@ -17544,6 +17608,27 @@ static int _skel_models_read(const char *path, _skel_mfile *f)
     return rc == SKEL_OK ? SKEL_OK : _skel_fail(rc, "models file %s: %s", path, why);
 }
 
+/* Add the links and models of file f that the scheduler has not learned
+   itself (under .nofile, before the file was read) and free f: what was
+   learned in this process is newer than the file (mu held). */
+static void _skel_models_merge(_skel_mfile *f)
+{
+    int i, k;
+    for (i = 0; i < f->nlinks && _skel_rt.nlinks < 2 * _SKEL_RT_MAXP; ++i) {
+        for (k = 0; k < _skel_rt.nlinks; ++k)
+            if (strcmp(_skel_rt.links[k].from, f->links[i].from) == 0 && strcmp(_skel_rt.links[k].to, f->links[i].to) == 0) break;
+        if (k == _skel_rt.nlinks) _skel_rt.links[_skel_rt.nlinks++] = f->links[i];
+    }
+    for (i = 0; i < f->nmodels; ++i) {
+        _skel_hmodel *m = &f->models[i], *have = _skel_hist_find(m->key, m->place, 0, NULL);
+        if (!have && (have = _skel_hist_find(m->key, m->place, 1, m->name)) != NULL) {
+            *have = *m;             /* the entries move over */
+            m->e = NULL;
+        }
+    }
+    _skel_mfile_free(f);
+}
+
 /* Load this machine's models once, when the scheduler starts (mu held). */
 static int _skel_models_load_locked(void)
 {
@@ -17566,11 +17651,8 @@ static int _skel_models_load_locked(void)
         return SKEL_OK;
     }
     SKEL_FREE(fp);
-    memcpy(_skel_rt.links, f.links, sizeof f.links);
-    _skel_rt.nlinks = f.nlinks;
-    _skel_rt.models = f.models;
-    _skel_rt.nmodels = _skel_rt.capmodels = f.nmodels;
     _skel_log(SKEL_LOG_INFO, "models file %s: %d links, %d models", path, f.nlinks, f.nmodels);
+    _skel_models_merge(&f);
     return SKEL_OK;
 }
 

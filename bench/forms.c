@@ -8,7 +8,8 @@
                         against the same Map over four separate arrays
                         (SoA: four inputs, four outputs) and both by hand.
    build/bench_forms gpu [--backend cuda|opencl] [--reps N] [--only LIST]
-       (LIST: some of pearson,pairs,nearest,heat,aos; all by default)
+       (LIST: some of pearson,pairs,nearest,heat,aos; all by default;
+        pearson24: Pearson at 2^24 only)
        device-resident data (operands on the GPU before the timed calls,
        results left there), CUDA events around each call (host clock and
        a finish on OpenCL), medians of interleaved repetitions:
@@ -755,7 +756,7 @@ static void gpu(void)
     for (i = 0; i < skel_backend_count(); ++i)
         if (!strcmp(skel_backend_name(i), backend)) printf("## %s: %s, device-resident data\n", backend, _skel_backends[i].info);
     printf("| workload | ms | skel | baseline | ratio |\n|---|---|---|---|---|\n");
-    for (i = 24; i <= 28 && wanted("pearson"); i += 2) gpu_pearson(i);
+    for (i = 24; i <= (wanted("pearson24") ? 24 : 28) && wanted("pearson"); i += 2) gpu_pearson(i);
     if (wanted("pearson")) { kernel_info(pearson, "skel_reduce_part"); kernel_info(pearson_c, "skel_reduce_part"); }
     if (wanted("pairs")) {
         gpu_pairs(4096, 4096);

@@ -1403,6 +1403,42 @@ SKEL_TEST(tasks_models_file_is_saved_loaded_shown_and_checked)
     rmdir(dir);
 }
 
+void _skel_models_forget(void);
+
+/* Models learned before the file is read (under .nofile) stay when a later
+   configuration reads it, and the file's others are added; what this
+   process learned wins over the file (the file used to replace them: what
+   was learned was lost, and leaked). */
+SKEL_TEST(tasks_models_file_read_after_learning_keeps_what_was_learned)
+{
+    char dir[128], path[4200];
+    skel_sched_desc d;
+    int k;
+    snprintf(dir, sizeof dir, "/tmp/skel_models_merge_%d", (int)getpid());
+    memset(&d, 0, sizeof d);
+    d.policy = "dmda"; d.places = "host"; d.cpu_workers = 1; d.calibrate = 4; d.model_dir = dir;
+    _skel_models_forget();
+    ST_OK(skel_sched_set(&d));
+    for (k = 0; k < 4; ++k) ST_CHECK(_skel_models_add("filed", "host", 1000, 0.003));
+    for (k = 0; k < 4; ++k) ST_CHECK(_skel_models_add("both", "host", 1000, 0.005));
+    ST_OK(skel_models_save());
+    _skel_models_forget();      /* as a new process starts */
+    d.nofile = 1;
+    ST_OK(skel_sched_set(&d));
+    for (k = 0; k < 4; ++k) ST_CHECK(_skel_models_add("learned", "host", 1000, 0.002));
+    for (k = 0; k < 4; ++k) ST_CHECK(_skel_models_add("both", "host", 1000, 0.007));
+    ST_CHECK(_skel_models_predict("task filed", "host", 1000, 1) < 0);
+    d.nofile = 0;
+    ST_OK(skel_sched_set(&d));  /* reads the file */
+    ST_CHECK(fabs(_skel_models_predict("task learned", "host", 1000, 1) - 0.002) < 1e-12);
+    ST_CHECK(fabs(_skel_models_predict("task filed", "host", 1000, 1) - 0.003) < 1e-12);
+    ST_CHECK(fabs(_skel_models_predict("task both", "host", 1000, 1) - 0.007) < 1e-12);
+    ST_OK(skel_sched_set(&(skel_sched_desc){ .nofile = 1 }));
+    ST_OK(skel_models_path(dir, path, sizeof path));
+    unlink(path);
+    rmdir(dir);
+}
+
 /* A call's second output and its views are dependencies like its first
    output and inputs: the map with two outputs waits for the slow fill of
    its input, and the map that reads its second output as a view waits
