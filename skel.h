@@ -399,14 +399,16 @@
        struct elements and wider accumulators (SKEL_REDUCE_EX) too.
        Reductions combine the parts' accumulators in index order on the
        host (the instance's combine); a vector Scan first reduces every
-       part, then each part scans from its carry.
+       part, then each part scans from its carry.  MapPairs splits by rows
+       of its result, MapPairsReduce by its outputs (rows, or columns with
+       SKEL_COLS): a part reads its own range of that side's operands and
+       the other side's whole.
        THE FALLBACK RULE: a call a split cannot cut correctly runs whole,
        as one call, on the place of its largest part (the first of equal
-       ones), never split and never wrong: MapPairs and MapPairsReduce
-       (their operands are not cut along one index), MapOverlap3D, and an
+       ones), never split and never wrong: MapOverlap3D (not yet), and an
        in-place MapOverlap or MapArray (an output that is in[0]: its parts
        would read what other parts write).  SKEL_VERBOSE=2 logs it
-       ("not split (MapPairs): whole on opencl").  Parts of no units do nothing;
+       ("not split (MapOverlap3D): whole on opencl").  Parts of no units do nothing;
        two parts may share a place (logical partitions of one device).
        {.backend = "split"} without parts: one part per place (the pool,
        every GPU device), equal shares.  {"cuda", .devices = k}: k equal
@@ -954,12 +956,18 @@
        Change log, newest first; one line per change under the unreleased
        version.
        unreleased (0.3.0)
+              - MapPairs splits by rows of its result, MapPairsReduce by its
+                outputs (rows, or columns with SKEL_COLS); they ran whole on
+                one place.  MapOverlap3D is now the only skeleton that does
+                not split.
               - Pool: a worker looks at the task queue's count before its
                 mutex (after every call it helped with, 15 workers queued
                 on the mutex); a worker does not enter a slot again until
                 the next publication; helpers enter and leave with one
                 fetch-add.  H100 host, pool/16 against hand OpenMP at 2^16:
                 0.59-0.71 of its speed, was 0.37-0.54 (2^22: 0.96-1.96).
+                Chunks of at least 4096 items, were 1024 (same host, 2^16:
+                medians 0.78-0.89 of OpenMP's speed, 0.63-0.68 with 1024).
               - A GPU call's launch plan is no longer cleared whole (29 KB:
                 0.5 us of a CUDA call's 4.1 on the H100 host): Pearson at
                 2^24, one call, 0.85 of the copy (median of 9), was 0.83.
@@ -3601,7 +3609,10 @@ int _skel_trace_flush(void)
 #define _SKEL_POOL_MAX 256      /* the widest call: the caller and 255 workers */
 #define _SKEL_POOL_SLOTS 64     /* parallel-fors in flight at once; more run on their caller alone */
 #define _SKEL_POOL_PARTS 8      /* chunks per thread of a call */
-#define _SKEL_POOL_GRAIN 1024   /* items a chunk should have, where threads allow */
+#define _SKEL_POOL_GRAIN 4096   /* items a chunk should have, where threads allow (16-CPU H100
+                                   host, pool/16 against hand OpenMP, medians of 3 rounds, saxpy /
+                                   sum / dot / stencil at 2^16: 0.88 / 0.89 / 0.87 / 0.78 of its
+                                   speed with chunks of 4096, 0.63 / 0.66 / 0.64 / 0.68 with 1024) */
 #define _SKEL_POOL_MIN 16       /* items a chunk has at least: handing a chunk to another core
                                    costs 0.05-4 us (2 and 16 threads), 16 cheap elements far less */
 #define _SKEL_POOL_RANGES 32    /* home ranges of a call (threads beyond share them) */
@@ -4995,6 +5006,14 @@ static void _skel_part_io(const skel_skeleton *sk, const skel_call *c, const _sk
         io->in_lo[0][0] = 0;
         io->in_hi[0][0] = c->in[0]->n;
     }
+    if (sk->kind == SKEL_KIND_MAPPAIRS || sk->kind == SKEL_KIND_MAPPAIRSREDUCE) {
+        int cols = sk->kind == SKEL_KIND_MAPPAIRSREDUCE && c->direction == SKEL_COLS;   /* its units: columns */
+        for (i = 0; i < sk->nin; ++i) {     /* the part's side: its units' elements; the other side whole */
+            int mine = cols ? i >= sk->nrow : i < sk->nrow;
+            io->in_lo[i][0] = mine ? sh->lo : 0;
+            io->in_hi[i][0] = mine ? sh->hi : c->in[i]->n;
+        }
+    }
     if (sk->kind == SKEL_KIND_OVERLAP2D) halo = sk->dr;
     if (sk->kind == SKEL_KIND_OVERLAP && (sh->unit == _SKEL_UNIT_ELEMS || (c->direction & SKEL_COLS))) halo = sk->dr;
     if (halo) {
@@ -6079,11 +6098,12 @@ static void _skel_body_overlap3d(void *p, int t, size_t lo, size_t hi)
     if (lo < hi) c->sk->cpu.overlap3d(&c->job, lo, hi);
 }
 
+/* MapPairs rows / MapPairsReduce outputs c->rlo + [lo, hi) (a part's) */
 static void _skel_body_pairs(void *p, int t, size_t lo, size_t hi)
 {
     _skel_cpu_ctx *c = (_skel_cpu_ctx *)p;
     (void)t;
-    if (lo < hi) c->sk->cpu.pairs(&c->job, lo, hi);
+    if (lo < hi) c->sk->cpu.pairs(&c->job, c->rlo + lo, c->rlo + hi);
 }
 
 /* MapOverlap 1D of part sh: a vector's elements or a matrix's rows. */
@@ -6290,11 +6310,10 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
     case SKEL_KIND_OVERLAP3D:
         _skel_parallel(&c.par, _skel_parts(&c.par, sh->depth), sh->depth, _skel_body_overlap3d, &c);
         break;
-    case SKEL_KIND_MAPPAIRS:
-        _skel_parallel(&c.par, _skel_parts(&c.par, sh->rows), sh->rows, _skel_body_pairs, &c);
-        break;
-    case SKEL_KIND_MAPPAIRSREDUCE:
-        _skel_parallel(&c.par, _skel_parts(&c.par, call->out->n), call->out->n, _skel_body_pairs, &c);
+    case SKEL_KIND_MAPPAIRS:            /* the part's rows */
+    case SKEL_KIND_MAPPAIRSREDUCE:      /* the part's outputs (rows or columns) */
+        c.rlo = sh->lo;
+        _skel_parallel(&c.par, _skel_parts(&c.par, nu), nu, _skel_body_pairs, &c);
         break;
     default:
         rc = _skel_fail(SKEL_EUNSUPPORTED, "%s: unknown skeleton kind %d", sk->name, sk->kind);
@@ -8040,12 +8059,14 @@ static const char _skel_tpl_overlap2d_conv[] =
 /* MapPairs: a group computes SKEL_BLOCK consecutive columns of SKEL_PR
    rows; each work-item loads its column operands once and keeps them in
    registers, the row operands are the same for the whole group (one
-   broadcast load per row), and every row's stores are coalesced. */
+   broadcast load per row), and every row's stores are coalesced.  Rows
+   [first, rows) (a split call's part). */
 static const char _skel_tpl_pairs[] =
-    "SKEL_KERNEL void skel_mappairs(SKEL_GLOBAL skel_to *out SKEL_IN_PARAMS, skel_index rows, skel_index cols SKEL_X_PARAMS)\n"
+    "SKEL_KERNEL void skel_mappairs(SKEL_GLOBAL skel_to *out SKEL_IN_PARAMS, skel_index first, skel_index rows,\n"
+    "                               skel_index cols SKEL_X_PARAMS)\n"
     "{\n"
     "    skel_index tc = (cols + SKEL_BLOCK - 1) / SKEL_BLOCK, g = SKEL_GROUP(), rt = g / tc;\n"
-    "    skel_index c = (g - rt * tc) * SKEL_BLOCK + SKEL_LID(), r0 = rt * SKEL_PR, r;\n"
+    "    skel_index c = (g - rt * tc) * SKEL_BLOCK + SKEL_LID(), r0 = first + rt * SKEL_PR, r;\n"
     "    SKEL_X_DECL\n"
     "    if (c >= cols) return;\n"
     "    {\n"
@@ -8058,13 +8079,15 @@ static const char _skel_tpl_pairs[] =
    the other side in index order; the other side's operands are staged in
    local memory SKEL_BLOCK at a time (the classic all-pairs N-body kernel).
    The generator emits this twice: skel_pairs_rows (a work-item per row,
-   columns streamed) and skel_pairs_cols. */
+   columns streamed) and skel_pairs_cols.  Outputs [first, SKEL_PR_OWN)
+   (a split call's part). */
 static const char _skel_tpl_pairs_reduce[] =
-    "SKEL_KERNEL void SKEL_PR_NAME(SKEL_GLOBAL skel_to *out SKEL_IN_PARAMS, skel_index rows, skel_index cols SKEL_X_PARAMS)\n"
+    "SKEL_KERNEL void SKEL_PR_NAME(SKEL_GLOBAL skel_to *out SKEL_IN_PARAMS, skel_index first, skel_index rows,\n"
+    "                              skel_index cols SKEL_X_PARAMS)\n"
     "{\n"
     "    SKEL_PR_LOCALS\n"
     "    int lid = SKEL_LID(), k, cnt;\n"
-    "    skel_index own = SKEL_GROUP() * SKEL_BLOCK + lid, nown = SKEL_PR_OWN, nstr = SKEL_PR_STREAM, t0;\n"
+    "    skel_index own = first + SKEL_GROUP() * SKEL_BLOCK + lid, nown = SKEL_PR_OWN, nstr = SKEL_PR_STREAM, t0;\n"
     "    skel_to acc;\n"
     "    SKEL_X_DECL\n"
     "    {\n"
@@ -9251,22 +9274,23 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
         }
         _skel_karg_x(s, sk, c);
         return SKEL_OK;
-    case SKEL_KIND_MAPPAIRS:
-    case SKEL_KIND_MAPPAIRSREDUCE:
-        if (sk->kind == SKEL_KIND_MAPPAIRS) {
-            if (!n) return SKEL_OK;
-            s = _skel_kstep_new(p, "skel_mappairs", _skel_cdiv(C, (size_t)g.block) * _skel_cdiv(R, (size_t)g.pairs_rows));
-        } else {
-            if (!c->out->n) return SKEL_OK;
-            s = _skel_kstep_new(p, c->direction == SKEL_COLS ? "skel_pairs_cols" : "skel_pairs_rows",
-                                _skel_cdiv(c->out->n, (size_t)g.block));
-        }
+    case SKEL_KIND_MAPPAIRS:            /* the part's rows [sh->lo, sh->hi) */
+    case SKEL_KIND_MAPPAIRSREDUCE: {    /* its outputs [sh->lo, sh->hi): rows, or columns */
+        int by_cols = sk->kind == SKEL_KIND_MAPPAIRSREDUCE && c->direction == SKEL_COLS;
+        size_t own = sh->hi - sh->lo;
+        if (!own || (sk->kind == SKEL_KIND_MAPPAIRS && !C)) return SKEL_OK;
+        if (sk->kind == SKEL_KIND_MAPPAIRS)
+            s = _skel_kstep_new(p, "skel_mappairs", _skel_cdiv(C, (size_t)g.block) * _skel_cdiv(own, (size_t)g.pairs_rows));
+        else
+            s = _skel_kstep_new(p, by_cols ? "skel_pairs_cols" : "skel_pairs_rows", _skel_cdiv(own, (size_t)g.block));
         _skel_karg_buf(s, _SKEL_BUF_OUT);
         _skel_karg_ins(s, sk);
-        _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)R);
-        _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)C);
+        _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)sh->lo);
+        _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)(by_cols ? R : sh->hi));     /* rows, or rows to compute */
+        _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)(by_cols ? sh->hi : C));
         _skel_karg_x(s, sk, c);
         return SKEL_OK;
+    }
     default:
         return _skel_fail(SKEL_EUNSUPPORTED, "%s: unknown skeleton kind %d", sk->name, sk->kind);
     }
@@ -9720,15 +9744,16 @@ static int _skel_call_norm(const skel_skeleton *sk, const skel_call *call, skel_
     return SKEL_OK;
 }
 /* The unit a call splits in and how many there are (SPLIT CALLS): rows
-   for row / column reductions, matrix scans, matrix MapOverlaps and
-   MapOverlap2D; elements for the rest. */
+   for row / column reductions, matrix scans, matrix MapOverlaps,
+   MapOverlap2D and MapPairs; a MapPairsReduce's outputs (rows or
+   columns); elements for the rest. */
 static void _skel_split_unit(const skel_skeleton *sk, const skel_call *c, _skel_shape *sh)
 {
     int rows = (sk->kind == SKEL_KIND_REDUCE && c->direction != SKEL_WHOLE) ||
                (sk->kind == SKEL_KIND_SCAN && sh->rows > 1) || sk->kind == SKEL_KIND_OVERLAP2D ||
-               (sk->kind == SKEL_KIND_OVERLAP && c->in[0]->is_matrix);
+               (sk->kind == SKEL_KIND_OVERLAP && c->in[0]->is_matrix) || sk->kind == SKEL_KIND_MAPPAIRS;
     sh->unit = rows ? _SKEL_UNIT_ROWS : _SKEL_UNIT_ELEMS;
-    sh->units = rows ? sh->rows : sh->n;
+    sh->units = rows ? sh->rows : sk->kind == SKEL_KIND_MAPPAIRSREDUCE ? c->out->n : sh->n;
     sh->lo = 0;
     sh->hi = sh->units;
     sh->phase = _SKEL_PHASE_RUN;
@@ -10587,16 +10612,14 @@ static void _skel_refine_put(skel_skeleton *sk, const _skel_variant *v, const _s
 }
 
 /* Why call c runs whole on one place although its variant is a split
-   (SPLIT CALLS: the fallback rule), or NULL when it splits: MapPairs,
-   MapPairsReduce and MapOverlap3D do not split yet; an in-place MapOverlap
+   (SPLIT CALLS: the fallback rule), or NULL when it splits: MapOverlap3D
+   does not split yet; an in-place MapOverlap
    or MapArray (an output that is in[0]) would have its parts read what
    other parts write. */
 static const char *_skel_split_whole(const skel_skeleton *sk, const skel_call *c)
 {
     int k;
     switch (sk->kind) {
-    case SKEL_KIND_MAPPAIRS: return "MapPairs";
-    case SKEL_KIND_MAPPAIRSREDUCE: return "MapPairsReduce";
     case SKEL_KIND_OVERLAP3D: return "MapOverlap3D";
     case SKEL_KIND_OVERLAP:
     case SKEL_KIND_OVERLAP2D:

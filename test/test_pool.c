@@ -101,7 +101,8 @@ SKEL_TEST(pool_parts_give_each_thread_several_chunks_of_a_grain_or_more)
 {
     ST_EQ_UINT(_skel_pool_parts(2, 1 << 16), 16);            /* 8 per thread */
     ST_EQ_UINT(_skel_pool_parts(16, 1 << 24), 128);
-    ST_EQ_UINT(_skel_pool_parts(16, 1 << 16), 64);           /* chunks of 1024 */
+    ST_EQ_UINT(_skel_pool_parts(16, 1 << 18), 64);           /* chunks of 4096 */
+    ST_EQ_UINT(_skel_pool_parts(16, 1 << 16), 16);           /* one per thread, at the grain */
     ST_EQ_UINT(_skel_pool_parts(16, 4096), 16);              /* one per thread, under the grain */
     ST_EQ_UINT(_skel_pool_parts(16, 160), 10);               /* chunks of at least 16 items */
     ST_EQ_UINT(_skel_pool_parts(16, 32), 2);

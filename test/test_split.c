@@ -700,14 +700,18 @@ SKEL_FUNC(void, sp_two, (skel_index i, int32_t a, skel_view_int32_t w, int32_t *
 SKEL_FUNC(void, sp_ovtwo, (skel_index i, const int32_t *a, int32_t *s, int16_t *d),
           *s = a[-1] + 2 * a[0] + 3 * a[1]; *d = (int16_t)(a[1] - a[-1] + (int32_t)(i % 5));)
 SKEL_FUNC(sp_pt, sp_swap, (sp_pt a), sp_pt b; b.x = a.y; b.y = a.x + 1; return b;)
-SKEL_FUNC(int32_t, sp_pr, (int32_t a, int32_t b), return 3 * a - b;)
 SKEL_FUNC(int32_t, sp_st3d, (const int32_t *a, skel_index rs, skel_index ps),
           return a[-ps] - a[ps] + 2 * a[-rs] + 3 * a[1] + 5 * a[0];)
 SKEL_MAP_X(sp_mapx, sp_two, SKEL_OUTS(int32_t, uint8_t), SKEL_INS(int32_t), SKEL_INDEX, SKEL_VIEWS(int32_t), SKEL_NO_UNIFORM)
 SKEL_OVERLAP_X(sp_ovx, sp_ovtwo, SKEL_OUTS(int32_t, int16_t), int32_t, 1, SKEL_INDEX, SKEL_NO_VIEWS, SKEL_NO_UNIFORM)
 SKEL_REDUCE_EX(sp_u8sum, sp_add, int32_t, uint8_t)
 SKEL_MAP(sp_smap, sp_swap, sp_pt, 1)
-SKEL_MAPPAIRS(sp_pairs, sp_pr, int32_t, SKEL_INS(int32_t), SKEL_INS(int32_t))
+SKEL_FUNC(int32_t, sp_pri, (skel_index r, skel_index c, int32_t a, int32_t b),
+          return 3 * a - b + (int32_t)(r % 7) * 100 + (int32_t)(c % 5);)
+SKEL_MAPPAIRS_X(sp_pairsi, sp_pri, int32_t, SKEL_INS(int32_t), SKEL_INS(int32_t), SKEL_INDEX2D, SKEL_NO_VIEWS,
+                SKEL_NO_UNIFORM)
+SKEL_MAPPAIRSREDUCE_X(sp_pred, sp_pri, sp_add, int32_t, SKEL_INS(int32_t), SKEL_INS(int32_t), SKEL_INDEX2D,
+                      SKEL_NO_VIEWS, SKEL_NO_UNIFORM)
 SKEL_OVERLAP3D(sp_ov3d, sp_st3d, int32_t, 1, 1, 1)
 
 /* the forms Map and 1-D MapOverlap take, at every share and size */
@@ -837,36 +841,102 @@ static void sp_check_one_place(skel_vec *v)
     ST_CHECK(mask[0] && !(mask[0] & (mask[0] - 1)));
 }
 
-/* MapPairs, MapOverlap3D and an in-place MapOverlap run whole on the
-   largest part's place (the fallback rule): right values, one place */
+/* Every element of v set to a value no call here computes, in the GPU
+   places' memory and then on the host (a part that skipped its range, or
+   wrote another, would leave it there; device memory keeps what an
+   earlier call computed) */
+SKEL_FUNC(int32_t, sp_bad, (skel_index i), (void)i; return -2147483647 - 1;)
+SKEL_MAP_INDEX(sp_badmap, sp_bad, int32_t, SKEL_INDEX, SKEL_NO_UNIFORM)
+static void sp_poison(skel_vec *v)
+{
+    const char *gpus[2];
+    int32_t *p;
+    size_t i;
+    int g, ng = sp_gpus(gpus);
+    for (g = 0; g < ng; ++g) {
+        skel_variant one;
+        skel_call c;
+        memset(&one, 0, sizeof one);
+        one.backend = gpus[g];
+        memset(&c, 0, sizeof c);
+        c.out = v;
+        ST_OK(sp_run(sp_badmap, &c, &one));
+    }
+    p = (int32_t *)skel_write(v);
+    for (i = 0; i < skel_size(v); ++i) p[i] = INT32_MIN;
+}
+
+/* MapPairs and MapPairsReduce (with the (r, c) index: a part computes
+   its own rows or columns) split by rows of the result, or by the outputs
+   of a reduction by columns, at every share, on empty, single, odd and
+   prime shapes: values against plain C, the coherence map sound */
+static void sp_pairs_split(size_t R, size_t C, const sp_split *sp, int ns, uint64_t *rng)
+{
+    skel_vec *r = sp_ivec(R, rng), *cv = sp_ivec(C, rng), *rows, *cols;
+    skel_mat *out;
+    size_t i, j;
+    int s;
+    ST_OK(skel_mat_new(&out, SKEL_INT32, R, C));
+    ST_OK(skel_vec_new(&rows, SKEL_INT32, R));
+    ST_OK(skel_vec_new(&cols, SKEL_INT32, C));
+    for (s = 0; s < ns; ++s) {
+        skel_call c;
+        const int32_t *a, *b, *x;
+#define SP_PRI(i, j) (3 * a[i] - b[j] + (int32_t)((i) % 7) * 100 + (int32_t)((j) % 5))
+        st_context("MapPairs %zu x %zu split %s", R, C, sp[s].label);
+        memset(&c, 0, sizeof c);
+        c.in[0] = r; c.in[1] = cv; c.out = out;
+        sp_poison(out);
+        ST_OK(sp_run(sp_pairsi, &c, &sp[s].v));
+        a = (const int32_t *)skel_read(r); b = (const int32_t *)skel_read(cv); x = (const int32_t *)skel_read(out);
+        for (i = 0; i < R; ++i)
+            for (j = 0; j < C; ++j)
+                if (x[i * C + j] != SP_PRI(i, j)) ST_FAIL("pair %zu,%zu: got %d, want %d", i, j, (int)x[i * C + j], (int)SP_PRI(i, j));
+        ST_CHECK(_skel_test_map_ok(out));
+        if (!R || !C) continue;     /* (a reduction over nothing is refused) */
+        st_context("MapPairsReduce by rows %zu x %zu split %s", R, C, sp[s].label);
+        memset(&c, 0, sizeof c);
+        c.in[0] = r; c.in[1] = cv; c.out = rows; c.direction = SKEL_ROWS;
+        sp_poison(rows);
+        sp_poison(cols);
+        ST_OK(sp_run(sp_pred, &c, &sp[s].v));
+        c.out = cols; c.direction = SKEL_COLS;
+        st_context("MapPairsReduce by columns %zu x %zu split %s", R, C, sp[s].label);
+        ST_OK(sp_run(sp_pred, &c, &sp[s].v));
+        a = (const int32_t *)skel_read(r); b = (const int32_t *)skel_read(cv);
+        for (i = 0; i < R; ++i) {
+            int32_t t = 0;
+            for (j = 0; j < C; ++j) t += SP_PRI(i, j);
+            if (((const int32_t *)skel_read(rows))[i] != t) ST_FAIL("row %zu: got %d, want %d", i, ((const int32_t *)skel_read(rows))[i], t);
+        }
+        for (j = 0; j < C; ++j) {
+            int32_t t = 0;
+            for (i = 0; i < R; ++i) t += SP_PRI(i, j);
+            if (((const int32_t *)skel_read(cols))[j] != t) ST_FAIL("column %zu: got %d, want %d", j, ((const int32_t *)skel_read(cols))[j], t);
+        }
+        ST_CHECK(_skel_test_map_ok(rows));
+        ST_CHECK(_skel_test_map_ok(cols));
+#undef SP_PRI
+    }
+    skel_free(r); skel_free(cv); skel_free(out); skel_free(rows); skel_free(cols);
+}
+
+/* MapOverlap3D and an in-place MapOverlap run whole on the largest part's
+   place (the fallback rule): right values, one place */
 static void sp_forms_whole(const sp_split *sp, int ns, uint64_t *rng)
 {
     size_t R = 9, C = 13, D = 5, i, j, p;
-    skel_vec *r = sp_ivec(R, rng), *cv = sp_ivec(C, rng), *v = sp_ivec(101, rng);
-    skel_mat *out;
+    skel_vec *v = sp_ivec(101, rng);
     skel_ten *t, *t2;
     int32_t *pt, ev = -3, *ref = (int32_t *)malloc(101 * sizeof *ref);
     int s;
-    ST_OK(skel_mat_new(&out, SKEL_INT32, R, C));
     ST_OK(skel_ten_new(&t, SKEL_INT32, D, R, C));
     ST_OK(skel_ten_new(&t2, SKEL_INT32, D, R, C));
     pt = (int32_t *)skel_write(t);
     for (i = 0; i < D * R * C; ++i) pt[i] = (int32_t)st_rand_int(rng, -999, 999);
     for (s = 0; s < ns; ++s) {
         skel_call c;
-        const int32_t *a, *b, *x, *y;
-        st_context("MapPairs (whole) split %s", sp[s].label);
-        memset(&c, 0, sizeof c);
-        c.in[0] = r; c.in[1] = cv; c.out = out;
-        ST_OK(sp_run(sp_pairs, &c, &sp[s].v));
-        a = (const int32_t *)skel_read(r); b = (const int32_t *)skel_read(cv); x = (const int32_t *)skel_read(out);
-        for (i = 0; i < R; ++i)
-            for (j = 0; j < C; ++j)
-                if (x[i * C + j] != 3 * a[i] - b[j]) ST_FAIL("pair %zu,%zu wrong", i, j);
-        memset(&c, 0, sizeof c);
-        c.in[0] = r; c.in[1] = cv; c.out = out;
-        ST_OK(sp_run(sp_pairs, &c, &sp[s].v));
-        sp_check_one_place(out);
+        const int32_t *a, *x, *y;
         st_context("MapOverlap3D (whole) split %s", sp[s].label);
         memset(&c, 0, sizeof c);
         c.in[0] = t; c.out = t2; c.edge_value = &ev;
@@ -891,7 +961,7 @@ static void sp_forms_whole(const sp_split *sp, int ns, uint64_t *rng)
         sp_check_one_place(v);
         sp_check_vec(v, ref, 101);
     }
-    skel_free(r); skel_free(cv); skel_free(v); skel_free(out); skel_free(t); skel_free(t2);
+    skel_free(v); skel_free(t); skel_free(t2);
     free(ref);
 }
 
@@ -910,6 +980,14 @@ SKEL_TEST(split_forms_outputs_views_types_and_whole_forms)
     sp_forms_mat(13, 7, sp, ns, &rng);
     sp_forms_mat(211, 33, sp, ns, &rng);
     sp_forms_whole(sp, ns, &rng);
+    sp_pairs_split(0, 5, sp, ns, &rng);
+    sp_pairs_split(1, 1, sp, ns, &rng);
+    sp_pairs_split(2, 3, sp, ns, &rng);
+    sp_pairs_split(13, 7, sp, ns, &rng);
+    sp_pairs_split(211, 33, sp, ns, &rng);
+    sp_pairs_split(97, 0, sp, ns, &rng);
+    ns = sp_splits(sp, 1);
+    sp_pairs_split(3001, 17, sp, ns, &rng);
     st_context("");
 }
 
