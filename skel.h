@@ -402,13 +402,14 @@
        part, then each part scans from its carry.  MapPairs splits by rows
        of its result, MapPairsReduce by its outputs (rows, or columns with
        SKEL_COLS): a part reads its own range of that side's operands and
-       the other side's whole.
+       the other side's whole.  MapOverlap3D splits by planes, each part
+       reading dD planes of halo either side.
        THE FALLBACK RULE: a call a split cannot cut correctly runs whole,
        as one call, on the place of its largest part (the first of equal
-       ones), never split and never wrong: MapOverlap3D (not yet), and an
-       in-place MapOverlap or MapArray (an output that is in[0]: its parts
-       would read what other parts write).  SKEL_VERBOSE=2 logs it
-       ("not split (MapOverlap3D): whole on opencl").  Parts of no units do nothing;
+       ones), never split and never wrong: an in-place MapOverlap of any
+       dimension or MapArray (an output that is in[0]: its parts would
+       read what other parts write).  SKEL_VERBOSE=2 logs it ("not split
+       (in place): whole on opencl").  Parts of no units do nothing;
        two parts may share a place (logical partitions of one device).
        {.backend = "split"} without parts: one part per place (the pool,
        every GPU device), equal shares.  {"cuda", .devices = k}: k equal
@@ -957,9 +958,9 @@
        version.
        unreleased (0.3.0)
               - MapPairs splits by rows of its result, MapPairsReduce by its
-                outputs (rows, or columns with SKEL_COLS); they ran whole on
-                one place.  MapOverlap3D is now the only skeleton that does
-                not split.
+                outputs (rows, or columns with SKEL_COLS), MapOverlap3D by
+                planes with dD halo planes; they ran whole on one place.
+                Every skeleton splits now (in-place calls still run whole).
               - Pool: a worker looks at the task queue's count before its
                 mutex (after every call it helped with, 15 workers queued
                 on the mutex); a worker does not enter a slot again until
@@ -4918,8 +4919,9 @@ typedef struct _skel_variant {
     _skel_vpart part[SKEL_MAX_PARTS];
 } _skel_variant;
 
-/* The unit a call's work is split in: elements, or rows of a matrix. */
-enum { _SKEL_UNIT_ELEMS = 0, _SKEL_UNIT_ROWS = 1 };
+/* The unit a call's work is split in: elements, rows of a matrix, or
+   planes of a 3-D container. */
+enum { _SKEL_UNIT_ELEMS = 0, _SKEL_UNIT_ROWS = 1, _SKEL_UNIT_PLANES = 2 };
 /* What a run computes: the call, or (a vector scan's split) only the total
    of its part, into call.result or call.out. */
 enum { _SKEL_PHASE_RUN = 0, _SKEL_PHASE_TOTAL = 1 };
@@ -4933,10 +4935,16 @@ typedef struct _skel_shape {
     size_t point[2];            /* context point */
     int dims;
     int flex;                   /* Map, Scan, MapReduce: a 1-D point n, or rows x cols for a 2-D plan */
-    int unit;                   /* _SKEL_UNIT_ELEMS or _SKEL_UNIT_ROWS */
+    int unit;                   /* _SKEL_UNIT_ELEMS, _ROWS or _PLANES */
     size_t units, lo, hi;
     int phase;                  /* _SKEL_PHASE_RUN or _SKEL_PHASE_TOTAL */
 } _skel_shape;
+
+/* Elements of one unit of sh */
+static size_t _skel_unit_elems(const _skel_shape *sh)
+{
+    return sh->unit == _SKEL_UNIT_ROWS ? sh->cols : sh->unit == _SKEL_UNIT_PLANES ? sh->rows * sh->cols : 1;
+}
 
 /* What part sh of call c reads and writes, in elements of each container
    (the coherence layer's currency): the part's own range of each input,
@@ -4989,7 +4997,7 @@ static int _skel_halo(size_t lo, size_t hi, size_t h, size_t total, int edge, si
 
 static void _skel_part_io(const skel_skeleton *sk, const skel_call *c, const _skel_shape *sh, _skel_io *io)
 {
-    size_t U = sh->unit == _SKEL_UNIT_ROWS ? sh->cols : 1, lo = sh->lo * U, hi = sh->hi * U;
+    size_t U = _skel_unit_elems(sh), lo = sh->lo * U, hi = sh->hi * U;
     int i, k, halo = 0;
     memset(io, 0, sizeof *io);
     for (i = 0; i < sk->nin; ++i) {
@@ -5015,6 +5023,7 @@ static void _skel_part_io(const skel_skeleton *sk, const skel_call *c, const _sk
         }
     }
     if (sk->kind == SKEL_KIND_OVERLAP2D) halo = sk->dr;
+    if (sk->kind == SKEL_KIND_OVERLAP3D) halo = sk->dd;     /* planes */
     if (sk->kind == SKEL_KIND_OVERLAP && (sh->unit == _SKEL_UNIT_ELEMS || (c->direction & SKEL_COLS))) halo = sk->dr;
     if (halo) {
         size_t a[3], b[3];
@@ -6091,11 +6100,12 @@ static void _skel_cpu_overlap_flat(_skel_cpu_ctx *c, size_t lo, size_t hi)
     _skel_parallel(&c->par, _skel_parts(&c->par, hi - lo), hi - lo, _skel_body_overlap_rows, c);
 }
 
+/* MapOverlap3D planes c->rlo + [lo, hi) (a part's) */
 static void _skel_body_overlap3d(void *p, int t, size_t lo, size_t hi)
 {
     _skel_cpu_ctx *c = (_skel_cpu_ctx *)p;
     (void)t;
-    if (lo < hi) c->sk->cpu.overlap3d(&c->job, lo, hi);
+    if (lo < hi) c->sk->cpu.overlap3d(&c->job, c->rlo + lo, c->rlo + hi);
 }
 
 /* MapPairs rows / MapPairsReduce outputs c->rlo + [lo, hi) (a part's) */
@@ -6234,7 +6244,7 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
     skel_vec *in0 = call->in[0];
     void *out[SKEL_MAX_OUT], *copy = NULL;
     const void *src;
-    size_t nu = sh->hi - sh->lo, U = sh->unit == _SKEL_UNIT_ROWS ? sh->cols : 1;
+    size_t nu = sh->hi - sh->lo, U = _skel_unit_elems(sh);
     int i, rc = SKEL_OK;
     long oob = _skel_oob_now();
     memset(&c, 0, sizeof c);
@@ -6307,8 +6317,9 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
         c.rhi = sh->hi;
         _skel_parallel(&c.par, _skel_parts(&c.par, nu * sh->cols), (nu + 1) / 2, _skel_body_overlap2d, &c);
         break;
-    case SKEL_KIND_OVERLAP3D:
-        _skel_parallel(&c.par, _skel_parts(&c.par, sh->depth), sh->depth, _skel_body_overlap3d, &c);
+    case SKEL_KIND_OVERLAP3D:           /* the part's planes */
+        c.rlo = sh->lo;
+        _skel_parallel(&c.par, _skel_parts(&c.par, nu), nu, _skel_body_overlap3d, &c);
         break;
     case SKEL_KIND_MAPPAIRS:            /* the part's rows */
     case SKEL_KIND_MAPPAIRSREDUCE:      /* the part's outputs (rows or columns) */
@@ -8147,14 +8158,14 @@ static const char _skel_tpl_overlap3d[] =
     "    for (k = 0; k < SKEL_WP3; ++k) dst[k] = pz < 0 || off[k] < 0 ? edge_value : pl[off[k]];\n"
     "}\n"
     "SKEL_KERNEL void skel_overlap3d(SKEL_GLOBAL skel_to *SKEL_RESTRICT out, SKEL_GLOBAL const skel_to *SKEL_RESTRICT in,\n"
-    "                                skel_index depth, skel_index zrun, skel_index rows, skel_index cols, int edge,\n"
-    "                                skel_to edge_value SKEL_X_PARAMS)\n"
+    "                                skel_index first, skel_index last, skel_index depth, skel_index zrun,\n"
+    "                                skel_index rows, skel_index cols, int edge, skel_to edge_value SKEL_X_PARAMS)\n"
     "{\n"
     "    int lid = SKEL_LID(), y, x, z, j, k;   /* (u: the uniform) */\n"
     "    skel_index cg = (cols + SKEL_O3W - 1) / SKEL_O3W, rg = (rows + SKEL_O3H - 1) / SKEL_O3H, g = SKEL_GROUP();\n"
     "    skel_index zt = g / (cg * rg), rem = g - zt * cg * rg, ty = rem / cg, tx = rem - ty * cg;\n"
-    "    skel_index c = tx * SKEL_O3W + lid % SKEL_O3W, r = ty * SKEL_O3H + lid / SKEL_O3W, p = zt * zrun;\n"
-    "    skel_index pe = depth - p < zrun ? depth : p + zrun, ps = rows * cols;\n"
+    "    skel_index c = tx * SKEL_O3W + lid % SKEL_O3W, r = ty * SKEL_O3H + lid / SKEL_O3W, p = first + zt * zrun;\n"
+    "    skel_index pe = last - p < zrun ? last : p + zrun, ps = rows * cols;\n"
     "    skel_index off[SKEL_WP3];\n"
     "    skel_to w[SKEL_O3WZ * SKEL_WP3];\n"
     "    SKEL_X_DECL\n"
@@ -8215,14 +8226,14 @@ static const char _skel_tpl_overlap3d_vec[] =
     "#define SKEL_VWZ (2 * SKEL_DD + SKEL_O3VU)\n"
     "typedef union { skel_to e[SKEL_O3V]; uint4 v; } skel_o3piece;\n"
     "SKEL_KERNEL void skel_overlap3d_vec(SKEL_GLOBAL skel_to *SKEL_RESTRICT out, SKEL_GLOBAL const skel_to *SKEL_RESTRICT in,\n"
-    "                                    skel_index depth, skel_index zrun, skel_index rows, skel_index cols, int edge,\n"
-    "                                    skel_to edge_value SKEL_X_PARAMS)\n"
+    "                                    skel_index first, skel_index last, skel_index depth, skel_index zrun,\n"
+    "                                    skel_index rows, skel_index cols, int edge, skel_to edge_value SKEL_X_PARAMS)\n"
     "{\n"
     "    int lid = SKEL_LID(), y, x, z, j, q;   /* (u: the uniform) */\n"
     "    skel_index cg = (cols / SKEL_O3V + SKEL_O3W - 1) / SKEL_O3W, rg = (rows + SKEL_O3H - 1) / SKEL_O3H, g = SKEL_GROUP();\n"
     "    skel_index zt = g / (cg * rg), rem = g - zt * cg * rg, ty = rem / cg, tx = rem - ty * cg;\n"
     "    skel_index c = (tx * SKEL_O3W + lid % SKEL_O3W) * SKEL_O3V, r = ty * SKEL_O3H + lid / SKEL_O3W;\n"
-    "    skel_index p = zt * SKEL_O3VU, ps = rows * cols, ry[2 * SKEL_DR + 1], cx[2 * SKEL_DC + 1];\n"
+    "    skel_index p = first + zt * SKEL_O3VU, ps = rows * cols, ry[2 * SKEL_DR + 1], cx[2 * SKEL_DC + 1];\n"
     "    int al = (size_t)in % 16 == 0 && (size_t)out % 16 == 0;\n"
     "    skel_to w[SKEL_VWZ * SKEL_VWP];\n"
     "    SKEL_X_DECL\n"
@@ -8261,7 +8272,7 @@ static const char _skel_tpl_overlap3d_vec[] =
     "    }\n"
     "    SKEL_UNROLL\n"
     "    for (j = 0; j < SKEL_O3VU; ++j)\n"
-    "        if (p + j < depth) {\n"
+    "        if (p + j < last) {\n"
     "            skel_index o = ((p + j) * rows + r) * cols + c;\n"
     "            skel_o3piece res;\n"
     "            SKEL_UNROLL\n"
@@ -9071,7 +9082,7 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
     _skel_kstep *s;
     size_t esz = sk->out_t[0]()->size, n = sh->n, R = sh->rows, C = sh->cols;
     size_t ie = sk->nin ? sk->in_t[0]()->size : esz;
-    size_t U = sh->unit == _SKEL_UNIT_ROWS ? C : 1, lo = sh->lo * U, hi = sh->hi * U;   /* the part, in elements */
+    size_t U = _skel_unit_elems(sh), lo = sh->lo * U, hi = sh->hi * U;   /* the part, in elements */
     size_t maxg;
     int i, in0;
     _skel_kernel_opts_defaults(opts, &o);
@@ -9239,20 +9250,23 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
             p->copy_in0 = 0;
             in0 = _SKEL_BUF_SCRATCH0;
         }
-        if (sk->kind == SKEL_KIND_OVERLAP3D) {  /* (never split: SPLIT CALLS) */
+        if (sk->kind == SKEL_KIND_OVERLAP3D) {  /* the part's planes [sh->lo, sh->hi) */
             /* planes a group marches: SKEL_GPU_OV3_ZRUN (its window's extra
                planes cost 2 dD / zrun more reads), fewer while that leaves
                fewer than 8 groups a compute unit; a multiple of ov3_u */
             size_t tiles = _skel_cdiv(C, (size_t)g.ov3_w) * _skel_cdiv(R, (size_t)(g.block / g.ov3_w));
             size_t zrun = SKEL_GPU_OV3_ZRUN, want = (size_t)o.compute_units * 8;
-            while (zrun > (size_t)g.ov3_u && tiles * _skel_cdiv(sh->depth, zrun) < want) zrun /= 2;
+            size_t planes = sh->hi - sh->lo;
+            while (zrun > (size_t)g.ov3_u && tiles * _skel_cdiv(planes, zrun) < want) zrun /= 2;
             if (_skel_ov3_vec(&g, C)) {         /* rows of whole 16-byte pieces */
                 tiles = _skel_cdiv(C / (size_t)g.ov3_v, (size_t)g.ov3_w) * _skel_cdiv(R, (size_t)(g.block / g.ov3_w));
-                s = _skel_kstep_new(p, "skel_overlap3d_vec", tiles * _skel_cdiv(sh->depth, (size_t)g.ov3_vu));
+                s = _skel_kstep_new(p, "skel_overlap3d_vec", tiles * _skel_cdiv(planes, (size_t)g.ov3_vu));
             } else
-                s = _skel_kstep_new(p, "skel_overlap3d", tiles * _skel_cdiv(sh->depth, zrun));
+                s = _skel_kstep_new(p, "skel_overlap3d", tiles * _skel_cdiv(planes, zrun));
             _skel_karg_buf(s, _SKEL_BUF_OUT);
             _skel_karg_buf(s, in0);
+            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)sh->lo);
+            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)sh->hi);
             _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)sh->depth);
             _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)zrun);
         } else {                                /* output rows [lo, hi) of the part */
@@ -9746,7 +9760,7 @@ static int _skel_call_norm(const skel_skeleton *sk, const skel_call *call, skel_
 /* The unit a call splits in and how many there are (SPLIT CALLS): rows
    for row / column reductions, matrix scans, matrix MapOverlaps,
    MapOverlap2D and MapPairs; a MapPairsReduce's outputs (rows or
-   columns); elements for the rest. */
+   columns); MapOverlap3D's planes; elements for the rest. */
 static void _skel_split_unit(const skel_skeleton *sk, const skel_call *c, _skel_shape *sh)
 {
     int rows = (sk->kind == SKEL_KIND_REDUCE && c->direction != SKEL_WHOLE) ||
@@ -9754,6 +9768,10 @@ static void _skel_split_unit(const skel_skeleton *sk, const skel_call *c, _skel_
                (sk->kind == SKEL_KIND_OVERLAP && c->in[0]->is_matrix) || sk->kind == SKEL_KIND_MAPPAIRS;
     sh->unit = rows ? _SKEL_UNIT_ROWS : _SKEL_UNIT_ELEMS;
     sh->units = rows ? sh->rows : sk->kind == SKEL_KIND_MAPPAIRSREDUCE ? c->out->n : sh->n;
+    if (sk->kind == SKEL_KIND_OVERLAP3D) {
+        sh->unit = _SKEL_UNIT_PLANES;
+        sh->units = sh->depth;
+    }
     sh->lo = 0;
     sh->hi = sh->units;
     sh->phase = _SKEL_PHASE_RUN;
@@ -10612,15 +10630,15 @@ static void _skel_refine_put(skel_skeleton *sk, const _skel_variant *v, const _s
 }
 
 /* Why call c runs whole on one place although its variant is a split
-   (SPLIT CALLS: the fallback rule), or NULL when it splits: MapOverlap3D
-   does not split yet; an in-place MapOverlap
+   (SPLIT CALLS: the fallback rule), or NULL when it splits: an in-place
+   MapOverlap (any dimension)
    or MapArray (an output that is in[0]) would have its parts read what
    other parts write. */
 static const char *_skel_split_whole(const skel_skeleton *sk, const skel_call *c)
 {
     int k;
     switch (sk->kind) {
-    case SKEL_KIND_OVERLAP3D: return "MapOverlap3D";
+    case SKEL_KIND_OVERLAP3D:
     case SKEL_KIND_OVERLAP:
     case SKEL_KIND_OVERLAP2D:
     case SKEL_KIND_MAPARRAY:

@@ -921,37 +921,99 @@ static void sp_pairs_split(size_t R, size_t C, const sp_split *sp, int ns, uint6
     skel_free(r); skel_free(cv); skel_free(out); skel_free(rows); skel_free(cols);
 }
 
-/* MapOverlap3D and an in-place MapOverlap run whole on the largest part's
+void skel_cl_use_ov3_vec(int on);
+
+/* sp_st3d's value at (p, i, j) of a D x R x C block x under the edge policy */
+static int32_t sp_ref3d(const int32_t *x, size_t D, size_t R, size_t C, size_t p, size_t i, size_t j, int edge,
+                        int32_t ev)
+{
+    const ptrdiff_t dp[5] = { -1, 1, 0, 0, 0 }, di[5] = { 0, 0, -1, 0, 0 }, dj[5] = { 0, 0, 0, 1, 0 };
+    const int32_t wt[5] = { 1, -1, 2, 3, 5 };
+    const ptrdiff_t n[3] = { (ptrdiff_t)D, (ptrdiff_t)R, (ptrdiff_t)C };
+    int32_t sum = 0;
+    int k, d;
+    for (k = 0; k < 5; ++k) {
+        ptrdiff_t q[3];
+        int out = 0;
+        q[0] = (ptrdiff_t)p + dp[k]; q[1] = (ptrdiff_t)i + di[k]; q[2] = (ptrdiff_t)j + dj[k];
+        for (d = 0; d < 3; ++d) {
+            if (q[d] >= 0 && q[d] < n[d]) continue;
+            if (edge == SKEL_EDGE_CONSTANT) out = 1;
+            else if (edge == SKEL_EDGE_CYCLIC) q[d] = (q[d] % n[d] + n[d]) % n[d];
+            else q[d] = q[d] < 0 ? 0 : n[d] - 1;
+        }
+        sum += wt[k] * (out ? ev : x[((size_t)q[0] * R + (size_t)q[1]) * C + (size_t)q[2]]);
+    }
+    return sum;
+}
+
+/* MapOverlap3D split by planes (dD halo planes fetched from wherever they
+   are valid: the input is new on the host before every call) under every
+   edge policy, with the marching kernel and (shapes
+   of 4 or 8 columns) the 16-byte one on OpenCL; the output poisoned in
+   every place first */
+static void sp_ov3_split(size_t D, size_t R, size_t C, const sp_split *sp, int ns, uint64_t *rng)
+{
+    skel_ten *t, *t2;
+    int32_t *pt, ev = -3;
+    size_t i, j, p;
+    int s, e, vec;
+    ST_OK(skel_ten_new(&t, SKEL_INT32, D, R, C));
+    ST_OK(skel_ten_new(&t2, SKEL_INT32, D, R, C));
+    for (vec = 0; vec < (C % 4 ? 1 : 2); ++vec)
+        for (e = 0; e < 3; ++e)
+            for (s = 0; s < ns; ++s) {
+                skel_call c;
+                const int32_t *x, *y;
+                st_context("MapOverlap3D %zux%zux%zu edge %d%s split %s", D, R, C, e, vec ? " (16-byte kernel)" : "",
+                           sp[s].label);
+                memset(&c, 0, sizeof c);
+                c.in[0] = t; c.out = t2; c.edge = (skel_edge)e; c.edge_value = &ev;
+                pt = (int32_t *)skel_write(t);  /* new values on the host only: a part must fetch its halo */
+                for (i = 0; i < D * R * C; ++i) pt[i] = (int32_t)st_rand_int(rng, -999, 999);
+                sp_poison(t2);
+                if (sp_opencl()) skel_cl_use_ov3_vec(vec);
+                ST_OK(sp_run(sp_ov3d, &c, &sp[s].v));
+                if (sp_opencl()) skel_cl_use_ov3_vec(0);
+                x = (const int32_t *)skel_read(t); y = (const int32_t *)skel_read(t2);
+                ST_CHECK(_skel_test_map_ok(t2));
+                for (p = 0; p < D; ++p)
+                    for (i = 0; i < R; ++i)
+                        for (j = 0; j < C; ++j) {
+                            int32_t want = sp_ref3d(x, D, R, C, p, i, j, e, ev), got = y[(p * R + i) * C + j];
+                            if (got != want) ST_FAIL("3-D element %zu,%zu,%zu: got %d, want %d", p, i, j, (int)got, (int)want);
+                        }
+            }
+    skel_free(t); skel_free(t2);
+}
+
+/* In-place MapOverlaps (1-D and 3-D) run whole on the largest part's
    place (the fallback rule): right values, one place */
 static void sp_forms_whole(const sp_split *sp, int ns, uint64_t *rng)
 {
     size_t R = 9, C = 13, D = 5, i, j, p;
     skel_vec *v = sp_ivec(101, rng);
-    skel_ten *t, *t2;
-    int32_t *pt, ev = -3, *ref = (int32_t *)malloc(101 * sizeof *ref);
+    skel_ten *t;
+    int32_t *pt, ev = -3, *ref = (int32_t *)malloc(101 * sizeof *ref), *ref3 = (int32_t *)malloc(D * R * C * sizeof *ref3);
     int s;
     ST_OK(skel_ten_new(&t, SKEL_INT32, D, R, C));
-    ST_OK(skel_ten_new(&t2, SKEL_INT32, D, R, C));
     pt = (int32_t *)skel_write(t);
     for (i = 0; i < D * R * C; ++i) pt[i] = (int32_t)st_rand_int(rng, -999, 999);
     for (s = 0; s < ns; ++s) {
         skel_call c;
-        const int32_t *a, *x, *y;
-        st_context("MapOverlap3D (whole) split %s", sp[s].label);
-        memset(&c, 0, sizeof c);
-        c.in[0] = t; c.out = t2; c.edge_value = &ev;
-        ST_OK(sp_run(sp_ov3d, &c, &sp[s].v));
-        sp_check_one_place(t2);
-        x = (const int32_t *)skel_read(t); y = (const int32_t *)skel_read(t2);
+        const int32_t *a, *x;
+        st_context("in-place MapOverlap3D (whole) split %s", sp[s].label);
+        x = (const int32_t *)skel_read(t);
         for (p = 0; p < D; ++p)
             for (i = 0; i < R; ++i)
-                for (j = 0; j < C; ++j) {
-#define SP_AT(pp, ii, jj) ((pp) < D && (ii) < R && (jj) < C ? x[((pp) * R + (ii)) * C + (jj)] : ev)
-                    int32_t want = SP_AT(p - 1, i, j) - SP_AT(p + 1, i, j) + 2 * SP_AT(p, i - 1, j) + 3 * SP_AT(p, i, j + 1) +
-                                   5 * x[(p * R + i) * C + j];
-#undef SP_AT
-                    if (y[(p * R + i) * C + j] != want) ST_FAIL("3-D element %zu,%zu,%zu wrong", p, i, j);
-                }
+                for (j = 0; j < C; ++j) ref3[(p * R + i) * C + j] = sp_ref3d(x, D, R, C, p, i, j, SKEL_EDGE_CONSTANT, ev);
+        memset(&c, 0, sizeof c);
+        c.in[0] = t; c.out = t; c.edge_value = &ev;
+        ST_OK(sp_run(sp_ov3d, &c, &sp[s].v));
+        sp_check_one_place(t);
+        sp_check_vec(t, ref3, D * R * C);
+        pt = (int32_t *)skel_write(t);     /* (values stay small) */
+        for (i = 0; i < D * R * C; ++i) pt[i] = (int32_t)st_rand_int(rng, -999, 999);
         st_context("in-place MapOverlap (whole) split %s", sp[s].label);
         a = (const int32_t *)skel_read(v);
         for (i = 0; i < 101; ++i) ref[i] = sp_ref1(a, 1, 101, i, 1, SKEL_EDGE_CYCLIC, 0);
@@ -961,8 +1023,8 @@ static void sp_forms_whole(const sp_split *sp, int ns, uint64_t *rng)
         sp_check_one_place(v);
         sp_check_vec(v, ref, 101);
     }
-    skel_free(v); skel_free(t); skel_free(t2);
-    free(ref);
+    skel_free(v); skel_free(t);
+    free(ref); free(ref3);
 }
 
 SKEL_TEST(split_forms_outputs_views_types_and_whole_forms)
@@ -986,8 +1048,13 @@ SKEL_TEST(split_forms_outputs_views_types_and_whole_forms)
     sp_pairs_split(13, 7, sp, ns, &rng);
     sp_pairs_split(211, 33, sp, ns, &rng);
     sp_pairs_split(97, 0, sp, ns, &rng);
+    sp_ov3_split(1, 3, 4, sp, ns, &rng);
+    sp_ov3_split(2, 5, 8, sp, ns, &rng);
+    sp_ov3_split(7, 4, 8, sp, ns, &rng);
+    sp_ov3_split(13, 3, 5, sp, ns, &rng);
     ns = sp_splits(sp, 1);
     sp_pairs_split(3001, 17, sp, ns, &rng);
+    sp_ov3_split(67, 9, 12, sp, ns, &rng);
     st_context("");
 }
 
