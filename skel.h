@@ -588,7 +588,12 @@
        woken thread there when its own CPU is busy, and leaves it there)
        moves to another CPU: on 2 CPUs with another process on one, the
        worker then takes turns with that process instead of with its
-       caller (Linux, _GNU_SOURCE; not with SKEL_PIN).
+       caller (Linux, _GNU_SOURCE; not with SKEL_PIN).  A sleeping
+       worker's affinity leaves out its waker's CPU until it runs again:
+       in a virtual machine the OS may wake it onto its busy waker's CPU
+       and leave it waiting there for a millisecond (on a 2-vCPU KVM
+       guest calls after a 10 ms pause ran 35-43 us instead of 28-29, the
+       worker missing for dozens of calls).
        A call's fixed cost: a Map, whole Reduce or MapReduce of built-in
        types and no views, on data the host holds (its output on the host
        alone) and no container a task ever named, whose variant runs it
@@ -1787,6 +1792,7 @@ void _skel_pool_stop(void);
 int _skel_pool_threads(void);
 void _skel_pool_reserve(int n);
 int _skel_pool_step_aside(int cpu);
+int _skel_pool_sleepers_avoiding(void);
 
 enum { SKEL_KIND_MAP = 1, SKEL_KIND_REDUCE, SKEL_KIND_MAPREDUCE, SKEL_KIND_SCAN,
        SKEL_KIND_OVERLAP, SKEL_KIND_OVERLAP2D, SKEL_KIND_MAPARRAY, SKEL_KIND_MAPPAIRS,
@@ -3504,8 +3510,9 @@ int _skel_trace_flush(void)
    worker pool: the one set of CPU threads skel owns
    (DESIGN.md "Threads, places and parts").  Nothing else in skel
    creates threads.  Workers start lazily, the first time a call needs
-   them; idle workers spin for SKEL_POOL_SPIN_US, then sleep on a
-   condition variable (an idle process burns no CPU); they stop at exit,
+   them; idle workers spin for SKEL_POOL_SPIN_US, then sleep, each on a
+   condition variable of its own with an affinity that leaves out its
+   waker's CPU (_skel_pool_avoid; an idle process burns no CPU); they stop at exit,
    or in _skel_pool_stop, and start again on the next use.
 
    THE API (all of it; nothing else in the section is meant to be called)
@@ -3708,7 +3715,17 @@ typedef struct _skel_slot {
 
 static pthread_mutex_t _skel_pool_mu = PTHREAD_MUTEX_INITIALIZER;  /* guards threads, nthreads, stopping,
                                                                       the task queue, and the sleeps */
-static pthread_cond_t _skel_pool_work_cv = PTHREAD_COND_INITIALIZER;  /* idle workers sleep here */
+/* An idle worker sleeps on a condition variable of its own, so that its
+   waker knows which thread it wakes and can say where it may run
+   (_skel_pool_kick). */
+typedef struct _skel_sleeper {
+    pthread_cond_t cv;          /* the worker sleeps here, with mu */
+    int asleep, kicked;         /* mu */
+    int avoid;                  /* mu: the CPU its affinity leaves out while it sleeps, or -1 */
+#if _SKEL_LINUX_GNU
+    cpu_set_t allowed;          /* its affinity, read when it starts (before it can sleep) */
+#endif
+} _skel_sleeper;
 static pthread_cond_t _skel_pool_done_cv = PTHREAD_COND_INITIALIZER;  /* owners of jobs and waiters of tasks */
 static struct {
     pthread_t threads[_SKEL_POOL_MAX];  /* mu */
@@ -3729,10 +3746,12 @@ static struct {
                                    (now 1.6-2.2), and pool/16 ran at 0.37-0.54 of hand OpenMP's
                                    speed at 2^16 (now 0.59-0.71; bench/results/pool.md) */
     _skel_slot slots[_SKEL_POOL_SLOTS];
+    _skel_sleeper sleep[_SKEL_POOL_MAX];   /* worker k's */
 } _skel_pool;
 
 static _SKEL_TLS unsigned _skel_pool_hint;  /* where this thread looks for a free slot first */
 static _SKEL_TLS int _skel_pool_self;       /* 1 + worker index on a worker thread, else 0 */
+static _SKEL_TLS int _skel_pool_last_cpu;   /* on a worker: the CPU of the last call it helped with, or -1 */
 
 /* The CPU this thread runs on, or -1 where that cannot be asked. */
 static int _skel_this_cpu(void)
@@ -3800,25 +3819,68 @@ static int _skel_spin_while(const unsigned *p, unsigned seen)
     }
 }
 
-/* Wake one sleeping worker. */
-static void _skel_pool_wake_one(void)
+/* Worker affinity while it sleeps.  Where the OS thinks a sleeping
+   worker's own CPU unavailable (an idle virtual CPU of a KVM guest counts
+   as preempted while its host has it halted), it wakes the worker onto
+   its waker's CPU, and the waker, busy with the call, keeps that CPU
+   until the OS balances the load, a millisecond or more later: on the
+   2-vCPU VM a worker woken for a run of 96 us calls missed the next 10 of
+   them, and 35-50% of the calls of bench_peers' rounds ran on their
+   caller alone.  So a sleeping worker's affinity leaves out its waker's
+   CPU: the worker leaves out the CPU of the last call it helped with
+   before it sleeps (its caller is most likely there again), a waker on
+   another CPU narrows it itself before it signals (a syscall on the
+   call's path, about 10 us there, so only when the guess was wrong), and
+   the worker widens it again once it runs.  Pinned workers keep theirs. */
+static int _skel_pool_avoid(pthread_t t, const _skel_sleeper *w, int cpu)
 {
+#if _SKEL_LINUX_GNU
+    cpu_set_t others;
+    if (cpu < 0 || _skel_pool.pin || !CPU_ISSET(cpu, &w->allowed) || CPU_COUNT(&w->allowed) < 2) return -1;
+    others = w->allowed;
+    CPU_CLR(cpu, &others);
+    return pthread_setaffinity_np(t, sizeof others, &others) == 0 ? cpu : -1;
+#else
+    (void)t; (void)w; (void)cpu;
+    return -1;
+#endif
+}
+
+/* Wake sleeping worker k (mu held) from a thread on CPU `cpu` (-1: unknown). */
+static void _skel_pool_kick(int k, int cpu)
+{
+    _skel_sleeper *w = &_skel_pool.sleep[k];
+    w->kicked = 1;
+    if (cpu >= 0 && cpu != w->avoid) {
+        int a = _skel_pool_avoid(_skel_pool.threads[k], w, cpu);
+        if (a >= 0 || w->avoid < 0) w->avoid = a;
+    }
+    pthread_cond_signal(&w->cv);
+}
+
+/* Wake up to k sleeping workers (k < 0: all). */
+static void _skel_pool_signal(int k)
+{
+    int i, n, cpu;
+    if (k == 0 || _SKEL_SC_LOAD(&_skel_pool.sleepers) == 0) return;
+    cpu = _skel_this_cpu();
     pthread_mutex_lock(&_skel_pool_mu);
-    pthread_cond_signal(&_skel_pool_work_cv);
+    for (i = 0, n = _skel_pool.nthreads; i < n && k != 0; ++i)
+        if (_skel_pool.sleep[i].asleep && !_skel_pool.sleep[i].kicked) { _skel_pool_kick(i, cpu); --k; }
     pthread_mutex_unlock(&_skel_pool_mu);
 }
 
 /* Bump the epoch and, if `want` helpers are wanted and workers sleep,
    wake one or two: each worker that joins a call wakes the next one while
-   the call wants more (_skel_slot_help), so the wake-ups spread as a tree
-   off the caller's path, instead of a broadcast that woke every sleeper
-   into a queue on the mutex. */
+   the call wants more (_skel_slot_help), so the wake-ups spread off the
+   caller's path, instead of a broadcast that woke every sleeper into a
+   queue on the mutex.  (Two a joiner, a binary tree, measured no faster
+   on the 16-CPU H100 host: bench_pool_probe after 1.3 ms asleep, pool/16
+   0.050-0.053 ms against 0.051.) */
 static void _skel_pool_publish(int want)
 {
     __atomic_add_fetch(&_skel_pool.epoch, 1u, __ATOMIC_SEQ_CST);
-    if (want <= 0 || _SKEL_SC_LOAD(&_skel_pool.sleepers) == 0) return;
-    _skel_pool_wake_one();
-    if (want > 1 && _SKEL_SC_LOAD(&_skel_pool.sleepers) > 1) _skel_pool_wake_one();
+    _skel_pool_signal(want < 2 ? want : 2);
 }
 
 /* Claim and run chunks of slot s until none are left, home range first
@@ -3864,8 +3926,9 @@ static void _skel_slot_help(_skel_slot *s, int k)
     if (_SKEL_SLOT_PHASE(st) != _SKEL_SLOT_OPEN || _SKEL_SLOT_IN(st) >= _SKEL_SLOT_CAP(st)) return;  /* (no write) */
     st = __atomic_fetch_add(&s->state, 1u, __ATOMIC_ACQUIRE);
     if (_SKEL_SLOT_PHASE(st) == _SKEL_SLOT_OPEN && _SKEL_SLOT_IN(st) < _SKEL_SLOT_CAP(st)) {
-        if (_SKEL_SLOT_IN(st) + 1 < _SKEL_SLOT_CAP(st) && _SKEL_SC_LOAD(&_skel_pool.sleepers) > 0)
-            _skel_pool_wake_one();      /* the call wants more helpers: pass the wake-up on */
+        if (_SKEL_SLOT_IN(st) + 1 < _SKEL_SLOT_CAP(st))
+            _skel_pool_signal(1);       /* the call wants more helpers: pass the wake-up on */
+        _skel_pool_last_cpu = s->cpu;
         (void)_skel_pool_step_aside(s->cpu);
         (void)_skel_slot_work(s, k);
     }
@@ -3918,9 +3981,14 @@ static void _skel_pool_pin(int k)
 
 static void *_skel_pool_worker(void *arg)
 {
-    int i;
+    int i, avoid;
+    _skel_sleeper *me = &_skel_pool.sleep[(intptr_t)arg];
     _skel_pool_self = (int)(intptr_t)arg + 1;
+    _skel_pool_last_cpu = -1;
     if (_skel_pool.pin) _skel_pool_pin(_skel_pool_self - 1);
+#if _SKEL_LINUX_GNU
+    if (sched_getaffinity(0, sizeof me->allowed, &me->allowed) != 0) CPU_ZERO(&me->allowed);  /* (never narrowed) */
+#endif
     for (;;) {
         unsigned seen = _SKEL_SC_LOAD(&_skel_pool.epoch);
         uint64_t m = _SKEL_LOAD(&_skel_pool.active);
@@ -3932,12 +4000,19 @@ static void *_skel_pool_worker(void *arg)
         if (_skel_pool_run_task()) continue;
         if (_SKEL_LOAD(&_skel_pool.stop)) break;
         if (_skel_spin_while(&_skel_pool.epoch, seen)) continue;
+        avoid = _skel_pool_avoid(pthread_self(), me, _skel_pool_last_cpu);   /* (see _skel_pool_avoid) */
         pthread_mutex_lock(&_skel_pool_mu);
         __atomic_add_fetch(&_skel_pool.sleepers, 1, __ATOMIC_SEQ_CST);
-        while (_SKEL_SC_LOAD(&_skel_pool.epoch) == seen && !_SKEL_LOAD(&_skel_pool.stop))
-            pthread_cond_wait(&_skel_pool_work_cv, &_skel_pool_mu);
+        me->asleep = 1; me->kicked = 0; me->avoid = avoid;
+        while (_SKEL_SC_LOAD(&_skel_pool.epoch) == seen && !_SKEL_LOAD(&_skel_pool.stop) && !me->kicked)
+            pthread_cond_wait(&me->cv, &_skel_pool_mu);
+        me->asleep = 0;
+        avoid = me->avoid; me->avoid = -1;
         __atomic_sub_fetch(&_skel_pool.sleepers, 1, __ATOMIC_SEQ_CST);
         pthread_mutex_unlock(&_skel_pool_mu);
+#if _SKEL_LINUX_GNU
+        if (avoid >= 0) (void)sched_setaffinity(0, sizeof me->allowed, &me->allowed);  /* it stays where it runs */
+#endif
     }
     return NULL;
 }
@@ -3952,7 +4027,6 @@ static void _skel_pool_forked(void)
 {
     int i;
     pthread_mutex_init(&_skel_pool_mu, NULL);
-    pthread_cond_init(&_skel_pool_work_cv, NULL);
     pthread_cond_init(&_skel_pool_done_cv, NULL);
     _skel_pool.nthreads = _skel_pool.stopping = _skel_pool.stop = 0;
     _skel_pool.sleepers = _skel_pool.task_waiters = _skel_pool.reserved = 0;
@@ -3988,7 +4062,12 @@ static void _skel_pool_start(int want)
     pthread_sigmask(SIG_SETMASK, &all, &old);   /* workers take no signals: the caller's threads do */
 #endif
     while (!_skel_pool.stopping && _skel_pool.nthreads < want) {
-        int rc = pthread_create(&_skel_pool.threads[_skel_pool.nthreads], NULL, _skel_pool_worker,
+        int rc;
+        _skel_sleeper *w = &_skel_pool.sleep[_skel_pool.nthreads];
+        pthread_cond_init(&w->cv, NULL);
+        w->asleep = w->kicked = 0;
+        w->avoid = -1;
+        rc = pthread_create(&_skel_pool.threads[_skel_pool.nthreads], NULL, _skel_pool_worker,
                                 (void *)(intptr_t)_skel_pool.nthreads);
         if (rc != 0) {
             _skel_log(SKEL_LOG_WARN, "worker pool: cannot start thread %d (%s); running with %d",
@@ -4011,10 +4090,11 @@ void _skel_pool_stop(void)
     if (_skel_pool.stopping) { pthread_mutex_unlock(&_skel_pool_mu); return; }
     _skel_pool.stopping = 1;
     __atomic_store_n(&_skel_pool.stop, 1, __ATOMIC_SEQ_CST);
-    pthread_cond_broadcast(&_skel_pool_work_cv);
     n = _skel_pool.nthreads;
+    for (i = 0; i < n; ++i) pthread_cond_signal(&_skel_pool.sleep[i].cv);
     pthread_mutex_unlock(&_skel_pool_mu);
     for (i = 0; i < n; ++i) pthread_join(_skel_pool.threads[i], NULL);   /* (the array is stable: stopping) */
+    for (i = 0; i < n; ++i) pthread_cond_destroy(&_skel_pool.sleep[i].cv);
     pthread_mutex_lock(&_skel_pool_mu);
     __atomic_store_n(&_skel_pool.nthreads, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&_skel_pool.stop, 0, __ATOMIC_SEQ_CST);
@@ -4023,6 +4103,29 @@ void _skel_pool_stop(void)
 }
 
 int _skel_pool_threads(void) { return __atomic_load_n(&_skel_pool.nthreads, __ATOMIC_ACQUIRE); }
+
+/* For tests: how many sleeping workers leave a CPU out of their affinity
+   (_skel_pool_avoid), or -1 if a sleeping worker's affinity is not what
+   its record says (its own, or that less the CPU it avoids). */
+int _skel_pool_sleepers_avoiding(void)
+{
+    int i, n = 0;
+#if _SKEL_LINUX_GNU
+    pthread_mutex_lock(&_skel_pool_mu);
+    for (i = 0; i < _skel_pool.nthreads && n >= 0; ++i) {
+        const _skel_sleeper *w = &_skel_pool.sleep[i];
+        cpu_set_t now, want = w->allowed;
+        if (!w->asleep) continue;
+        if (w->avoid >= 0) CPU_CLR(w->avoid, &want);
+        if (pthread_getaffinity_np(_skel_pool.threads[i], sizeof now, &now) != 0 || !CPU_EQUAL(&now, &want)) n = -1;
+        else if (w->avoid >= 0) ++n;
+    }
+    pthread_mutex_unlock(&_skel_pool_mu);
+#else
+    (void)i;
+#endif
+    return n;
+}
 
 void _skel_pool_reserve(int n)
 {
@@ -4035,9 +4138,7 @@ void _skel_pool_wake(int width)
 {
     _skel_pool_start(width - 1);
     __atomic_add_fetch(&_skel_pool.epoch, 1u, __ATOMIC_SEQ_CST);
-    pthread_mutex_lock(&_skel_pool_mu);
-    pthread_cond_broadcast(&_skel_pool_work_cv);    /* every sleeper spins again */
-    pthread_mutex_unlock(&_skel_pool_mu);
+    _skel_pool_signal(-1);      /* every sleeper spins again */
 }
 
 /* A free slot, now WRITING, or NULL when all are in use. */
@@ -4194,6 +4295,7 @@ void _skel_pool_reserve(int n) { (void)n; }
 void _skel_pool_stop(void) {}
 int _skel_pool_threads(void) { return 0; }
 int _skel_pool_step_aside(int cpu) { (void)cpu; return 0; }
+int _skel_pool_sleepers_avoiding(void) { return 0; }
 #endif
 
 /* ---------------------------------------------------------------------

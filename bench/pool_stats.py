@@ -31,8 +31,8 @@ def stats(s):
     s = patch(s, "        ran += here;\n    }\n    return ran;\n}",
       "        ran += here;\n        if (r) __atomic_add_fetch(&_exst.stolen, here, __ATOMIC_RELAXED);\n    }\n"
       "    if (k < 0) __atomic_add_fetch(&_exst.owner, ran, __ATOMIC_RELAXED); else if (ran) __atomic_add_fetch(&_exst.helped, 1, __ATOMIC_RELAXED);\n    return ran;\n}")
-    s = patch(s, "        _skel_pool_wake_one();      /* the call wants more helpers: pass the wake-up on */\n",
-      "        _skel_pool_wake_one();      /* the call wants more helpers: pass the wake-up on */\n"
+    s = patch(s, "            _skel_pool_signal(1);       /* the call wants more helpers: pass the wake-up on */\n",
+      "            _skel_pool_signal(1);       /* the call wants more helpers: pass the wake-up on */\n"
       "    __atomic_add_fetch(&_exst.enters, 1, __ATOMIC_RELAXED); __atomic_add_fetch(&_exst.enter_ns, (uint64_t)(1e9 * (_skel_now() - s->t_open)), __ATOMIC_RELAXED);\n")
     s = patch(s, "    __atomic_store_n(&s->done, 0, __ATOMIC_RELAXED);\n    __atomic_store_n(&s->owner_sleeps, 0, __ATOMIC_RELAXED);\n",
       "    __atomic_store_n(&s->done, 0, __ATOMIC_RELAXED);\n    __atomic_store_n(&s->owner_sleeps, 0, __ATOMIC_RELAXED);\n    s->t_open = _skel_now();\n")

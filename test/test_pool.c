@@ -488,6 +488,44 @@ SKEL_TEST(pool_worker_steps_off_its_callers_cpu)
     unsetenv("SKEL_PIN");
 }
 
+/* A sleeping worker's affinity leaves out the CPU its waker is likely on
+   (the caller of the last call it helped with), so that the OS cannot
+   wake it onto that busy CPU; once it runs it may run anywhere again
+   (skel.h, _skel_pool_avoid).  Long chunks make sure workers help. */
+static void slow_body(void *ctx, int part, size_t lo, size_t hi)
+{
+    (void)ctx; (void)part; (void)lo; (void)hi;
+    nap_ms(2);
+}
+
+SKEL_TEST(pool_sleeping_workers_avoid_their_wakers_cpu_and_widen_again)
+{
+    cpu_set_t all;
+    _skel_task t;
+    int round, avoiding = 0;
+    ST_CHECK(sched_getaffinity(0, sizeof all, &all) == 0);
+    if (CPU_COUNT(&all) < 2) ST_SKIP("one CPU: nothing to avoid");
+    _skel_pool_stop();
+    unsetenv("SKEL_PIN");
+    for (round = 0; round < 5; ++round) {
+        _skel_pool_for(4, 16, 16, slow_body, NULL);     /* workers help (2 ms a chunk) */
+        nap_ms(20);                                     /* and fall asleep */
+        ST_CHECK(_skel_pool_sleepers_avoiding() >= 0);  /* each one's affinity as recorded */
+        avoiding += _skel_pool_sleepers_avoiding();
+        _skel_pool_submit(&t, affinity_count, NULL);    /* woken: free to run anywhere again */
+        while (!_skel_task_done(&t)) nap_ms(1);         /* (on a worker, not on this thread) */
+        ST_EQ_INT(_skel_task_wait(&t), CPU_COUNT(&all));
+    }
+    ST_CHECK(avoiding > 0);
+    _skel_pool_stop();
+    setenv("SKEL_PIN", "1", 1);                         /* pinned workers keep their one CPU */
+    _skel_pool_for(4, 16, 16, slow_body, NULL);
+    nap_ms(20);
+    ST_EQ_INT(_skel_pool_sleepers_avoiding(), 0);
+    _skel_pool_stop();
+    unsetenv("SKEL_PIN");
+}
+
 /* ---- the pool as a tuner choice ---- */
 typedef struct seen { int pool[64], omp, seq; } seen;
 static double record_cost(const skel_variant *v, const size_t *point, double *once, void *user)
