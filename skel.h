@@ -8321,21 +8321,35 @@ static const char _skel_tpl_overlap3d[] =
    tests check it on PoCL too).  bench/results/forms.md.  Not measured: a
    function that reads the whole 3 x 3 x 3 window of int32s keeps all 108
    values in registers, 184 of them, one group an SM, where the marching
-   kernel takes 94.) */
-static const char _skel_tpl_overlap3d_vec[] =
+   kernel takes 94.)
+   It comes twice (_skel_tpl_overlap3d_vec_as): skel_overlap3d_vec for a
+   whole call and skel_overlap3d_vec_part, which takes a split part's
+   first and last plane.  One kernel for both, the part's planes as
+   parameters, ran the 7-point step at 512^3 at 0.78-0.79 of the copy
+   where this code without them ran at 0.81 (H100, 7 runs each in three
+   calls; moving where the offset and the bound enter gave 0.75-0.80). */
+static const char _skel_tpl_overlap3d_vec_head[] =
     "#define SKEL_VW (SKEL_O3V + 2 * SKEL_DC)\n"
     "#define SKEL_VWP (SKEL_VW * (2 * SKEL_DR + 1))\n"
     "#define SKEL_VWZ (2 * SKEL_DD + SKEL_O3VU)\n"
-    "typedef union { skel_to e[SKEL_O3V]; uint4 v; } skel_o3piece;\n"
-    "SKEL_KERNEL void skel_overlap3d_vec(SKEL_GLOBAL skel_to *SKEL_RESTRICT out, SKEL_GLOBAL const skel_to *SKEL_RESTRICT in,\n"
-    "                                    skel_index first, skel_index last, skel_index depth, skel_index zrun,\n"
-    "                                    skel_index rows, skel_index cols, int edge, skel_to edge_value SKEL_X_PARAMS)\n"
+    "typedef union { skel_to e[SKEL_O3V]; uint4 v; } skel_o3piece;\n";
+static const char _skel_tpl_overlap3d_vec_as[] =     /* the whole call's kernel, then the part's */
+    "#define SKEL_O3V_NAME skel_overlap3d_vec\n#define SKEL_O3V_RANGE\n"
+    "#define SKEL_O3V_FIRST 0\n#define SKEL_O3V_LAST depth\n";
+static const char _skel_tpl_overlap3d_vec_part[] =
+    "#undef SKEL_O3V_NAME\n#undef SKEL_O3V_RANGE\n#undef SKEL_O3V_FIRST\n#undef SKEL_O3V_LAST\n"
+    "#define SKEL_O3V_NAME skel_overlap3d_vec_part\n#define SKEL_O3V_RANGE skel_index first, skel_index last,\n"
+    "#define SKEL_O3V_FIRST first\n#define SKEL_O3V_LAST last\n";
+static const char _skel_tpl_overlap3d_vec[] =
+    "SKEL_KERNEL void SKEL_O3V_NAME(SKEL_GLOBAL skel_to *SKEL_RESTRICT out, SKEL_GLOBAL const skel_to *SKEL_RESTRICT in,\n"
+    "                               SKEL_O3V_RANGE skel_index depth, skel_index zrun,\n"
+    "                               skel_index rows, skel_index cols, int edge, skel_to edge_value SKEL_X_PARAMS)\n"
     "{\n"
     "    int lid = SKEL_LID(), y, x, z, j, q;   /* (u: the uniform) */\n"
     "    skel_index cg = (cols / SKEL_O3V + SKEL_O3W - 1) / SKEL_O3W, rg = (rows + SKEL_O3H - 1) / SKEL_O3H, g = SKEL_GROUP();\n"
     "    skel_index zt = g / (cg * rg), rem = g - zt * cg * rg, ty = rem / cg, tx = rem - ty * cg;\n"
     "    skel_index c = (tx * SKEL_O3W + lid % SKEL_O3W) * SKEL_O3V, r = ty * SKEL_O3H + lid / SKEL_O3W;\n"
-    "    skel_index p = first + zt * SKEL_O3VU, ps = rows * cols, ry[2 * SKEL_DR + 1], cx[2 * SKEL_DC + 1];\n"
+    "    skel_index p = SKEL_O3V_FIRST + zt * SKEL_O3VU, ps = rows * cols, ry[2 * SKEL_DR + 1], cx[2 * SKEL_DC + 1];\n"
     "    int al = (size_t)in % 16 == 0 && (size_t)out % 16 == 0;\n"
     "    skel_to w[SKEL_VWZ * SKEL_VWP];\n"
     "    SKEL_X_DECL\n"
@@ -8374,7 +8388,7 @@ static const char _skel_tpl_overlap3d_vec[] =
     "    }\n"
     "    SKEL_UNROLL\n"
     "    for (j = 0; j < SKEL_O3VU; ++j)\n"
-    "        if (p + j < last) {\n"
+    "        if (p + j < SKEL_O3V_LAST) {\n"
     "            skel_index o = ((p + j) * rows + r) * cols + c;\n"
     "            skel_o3piece res;\n"
     "            SKEL_UNROLL\n"
@@ -8980,6 +8994,10 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
         _skel_sbuf_str(&b, _skel_tpl_overlap3d);
         if (g.ov3_v) {
             _skel_sbuf_printf(&b, "#define SKEL_O3V %d\n#define SKEL_O3VU %d\n", g.ov3_v, g.ov3_vu);
+            _skel_sbuf_str(&b, _skel_tpl_overlap3d_vec_head);
+            _skel_sbuf_str(&b, _skel_tpl_overlap3d_vec_as);
+            _skel_sbuf_str(&b, _skel_tpl_overlap3d_vec);
+            _skel_sbuf_str(&b, _skel_tpl_overlap3d_vec_part);
             _skel_sbuf_str(&b, _skel_tpl_overlap3d_vec);
         }
         break;
@@ -9359,16 +9377,21 @@ int _skel_kernel_plan(const skel_skeleton *sk, const skel_call *c, const _skel_s
             size_t tiles = _skel_cdiv(C, (size_t)g.ov3_w) * _skel_cdiv(R, (size_t)(g.block / g.ov3_w));
             size_t zrun = SKEL_GPU_OV3_ZRUN, want = (size_t)o.compute_units * 8;
             size_t planes = sh->hi - sh->lo;
+            int range = 1;                      /* the kernel takes the part's first and last plane */
             while (zrun > (size_t)g.ov3_u && tiles * _skel_cdiv(planes, zrun) < want) zrun /= 2;
             if (_skel_ov3_vec(&g, C)) {         /* rows of whole 16-byte pieces */
+                range = planes != sh->depth;
                 tiles = _skel_cdiv(C / (size_t)g.ov3_v, (size_t)g.ov3_w) * _skel_cdiv(R, (size_t)(g.block / g.ov3_w));
-                s = _skel_kstep_new(p, "skel_overlap3d_vec", tiles * _skel_cdiv(planes, (size_t)g.ov3_vu));
+                s = _skel_kstep_new(p, range ? "skel_overlap3d_vec_part" : "skel_overlap3d_vec",
+                                    tiles * _skel_cdiv(planes, (size_t)g.ov3_vu));
             } else
                 s = _skel_kstep_new(p, "skel_overlap3d", tiles * _skel_cdiv(planes, zrun));
             _skel_karg_buf(s, _SKEL_BUF_OUT);
             _skel_karg_buf(s, in0);
-            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)sh->lo);
-            _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)sh->hi);
+            if (range) {
+                _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)sh->lo);
+                _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)sh->hi);
+            }
             _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)sh->depth);
             _skel_karg_num(s, _SKEL_ARG_INDEX, (int64_t)zrun);
         } else {                                /* output rows [lo, hi) of the part */
