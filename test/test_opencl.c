@@ -672,7 +672,7 @@ SKEL_TEST(opencl_tuner_samples_keep_device_buffers)
     skel_variant v[2];
     skel_plan *p;
     skel_plan_stats st;
-    int before;
+    int before, tries, allocs = 0;
     need_cl();
     memset(v, 0, sizeof v);
     v[0].backend = v[1].backend = "opencl";
@@ -686,17 +686,23 @@ SKEL_TEST(opencl_tuner_samples_keep_device_buffers)
     d.variants = v;
     d.nvariants = 2;
     d.reps = 6;
-    d.time_budget = 5;      /* (it takes 0.15 s, all 18 samples; 0.5 s ran out once in a fresh-clone
-                               CI run under clang, under 8 samples: the budget counts the kernels' cold build) */
+    d.time_budget = 5;      /* (it takes 0.15 s, all 18 samples) */
     d.nofile = 1;
     d.quiet = 1;
-    before = _skel_cl_test_allocs();
-    ST_OK(skel_tune(&d, &p));
-    skel_plan_stats_get(p, &st);
-    if (st_verbose()) printf("  %d measurements, %d buffers\n", st.measurements, _skel_cl_test_allocs() - before);
+    /* A sample that stalls over 4 ms (a loaded CI machine) ends the point's
+       rounds after the first (_skel_contenders: the other variant is no
+       contender then): too few samples to tell reuse from none, so such
+       a tuning is repeated, up to 5 times. */
+    for (tries = 0, st.measurements = 0; tries < 5 && st.measurements < 8; ++tries) {
+        before = _skel_cl_test_allocs();
+        ST_OK(skel_tune(&d, &p));
+        skel_plan_stats_get(p, &st);
+        allocs = _skel_cl_test_allocs() - before;
+        if (st_verbose()) printf("  %d measurements, %d buffers\n", st.measurements, allocs);
+        skel_plan_free(p);
+    }
     ST_CHECK(st.measurements >= 8);
     /* a few sets of synthetic operands (the warm-up's, the point's): 6
        buffers for 18 samples here; one per sample before (22 for 18) */
-    ST_CHECK(_skel_cl_test_allocs() - before < st.measurements / 2);
-    skel_plan_free(p);
+    ST_CHECK(allocs < st.measurements / 2);
 }
