@@ -3774,15 +3774,25 @@ static int _skel_this_cpu(void)
    (it stays where it went while it keeps running; the OS may still move
    it anywhere, e.g. onto the owner's CPU when the owner sleeps).  1 if it
    moved.  Pinned workers (SKEL_PIN) stay where they are. */
+#if _SKEL_LINUX_GNU
+/* Thread t may run on the CPUs of `allowed` but cpu from now on: 1 if so
+   (not for pinned workers, nor where cpu is its only CPU or not one of them). */
+static int _skel_affinity_without(pthread_t t, const cpu_set_t *allowed, int cpu)
+{
+    cpu_set_t others;
+    if (cpu < 0 || _skel_pool.pin || !CPU_ISSET(cpu, allowed) || CPU_COUNT(allowed) < 2) return 0;
+    others = *allowed;
+    CPU_CLR(cpu, &others);
+    return pthread_setaffinity_np(t, sizeof others, &others) == 0;
+}
+#endif
+
 int _skel_pool_step_aside(int cpu)
 {
 #if _SKEL_LINUX_GNU
-    cpu_set_t all, others;
-    if (cpu < 0 || _skel_pool.pin || sched_getcpu() != cpu) return 0;
-    if (sched_getaffinity(0, sizeof all, &all) != 0 || !CPU_ISSET(cpu, &all) || CPU_COUNT(&all) < 2) return 0;
-    others = all;
-    CPU_CLR(cpu, &others);
-    if (sched_setaffinity(0, sizeof others, &others) != 0) return 0;
+    cpu_set_t all;
+    if (cpu < 0 || sched_getcpu() != cpu || sched_getaffinity(0, sizeof all, &all) != 0) return 0;
+    if (!_skel_affinity_without(pthread_self(), &all, cpu)) return 0;
     (void)sched_setaffinity(0, sizeof all, &all);
     return 1;
 #else
@@ -3835,11 +3845,7 @@ static int _skel_spin_while(const unsigned *p, unsigned seen)
 static int _skel_pool_avoid(pthread_t t, const _skel_sleeper *w, int cpu)
 {
 #if _SKEL_LINUX_GNU
-    cpu_set_t others;
-    if (cpu < 0 || _skel_pool.pin || !CPU_ISSET(cpu, &w->allowed) || CPU_COUNT(&w->allowed) < 2) return -1;
-    others = w->allowed;
-    CPU_CLR(cpu, &others);
-    return pthread_setaffinity_np(t, sizeof others, &others) == 0 ? cpu : -1;
+    return _skel_affinity_without(t, &w->allowed, cpu) ? cpu : -1;
 #else
     (void)t; (void)w; (void)cpu;
     return -1;
@@ -8322,7 +8328,7 @@ static const char _skel_tpl_overlap3d[] =
    function that reads the whole 3 x 3 x 3 window of int32s keeps all 108
    values in registers, 184 of them, one group an SM, where the marching
    kernel takes 94.)
-   It comes twice (_skel_tpl_overlap3d_vec_as): skel_overlap3d_vec for a
+   It comes twice (_skel_tpl_overlap3d_vec_whole, _part): skel_overlap3d_vec for a
    whole call and skel_overlap3d_vec_part, which takes a split part's
    first and last plane.  One kernel for both, the part's planes as
    parameters, ran the 7-point step at 512^3 at 0.78-0.79 of the copy
@@ -8333,7 +8339,7 @@ static const char _skel_tpl_overlap3d_vec_head[] =
     "#define SKEL_VWP (SKEL_VW * (2 * SKEL_DR + 1))\n"
     "#define SKEL_VWZ (2 * SKEL_DD + SKEL_O3VU)\n"
     "typedef union { skel_to e[SKEL_O3V]; uint4 v; } skel_o3piece;\n";
-static const char _skel_tpl_overlap3d_vec_as[] =     /* the whole call's kernel, then the part's */
+static const char _skel_tpl_overlap3d_vec_whole[] =  /* names for the whole call's kernel, then the part's */
     "#define SKEL_O3V_NAME skel_overlap3d_vec\n#define SKEL_O3V_RANGE\n"
     "#define SKEL_O3V_FIRST 0\n#define SKEL_O3V_LAST depth\n";
 static const char _skel_tpl_overlap3d_vec_part[] =
@@ -8995,7 +9001,7 @@ int _skel_kernel_source(const skel_skeleton *sk, int dialect, const _skel_kernel
         if (g.ov3_v) {
             _skel_sbuf_printf(&b, "#define SKEL_O3V %d\n#define SKEL_O3VU %d\n", g.ov3_v, g.ov3_vu);
             _skel_sbuf_str(&b, _skel_tpl_overlap3d_vec_head);
-            _skel_sbuf_str(&b, _skel_tpl_overlap3d_vec_as);
+            _skel_sbuf_str(&b, _skel_tpl_overlap3d_vec_whole);
             _skel_sbuf_str(&b, _skel_tpl_overlap3d_vec);
             _skel_sbuf_str(&b, _skel_tpl_overlap3d_vec_part);
             _skel_sbuf_str(&b, _skel_tpl_overlap3d_vec);
