@@ -710,6 +710,13 @@
          it also took 1.2-1.4 times seq's at some points (a worker
          descheduled while it holds a chunk), so the rule bets, it does
          not insure: bench/results/tuner2d.md.
+       - A split wins only by more than twice `tolerance` (6%): where the
+         fastest variant is a split and the fastest single place is within
+         that margin of it, the single place is the answer (at a point, in
+         an open leaf's ties, interpolated in 2-D).  A split's time carries
+         two places' noise and a balance set at one measurement: plans
+         that chose splits measured a little faster than the better place
+         alone ran 1.06-1.12 times its time later (bench/results/splits.md).
        - Pruning: once the root and its children are measured, and again at
          each deeper level, a variant that was never within `prune` (25%) of
          the best at any point measured so far, and is not within it anywhere
@@ -10997,6 +11004,53 @@ static int _skel_tie_threads(const _skel_tree *t, int v)
     return 0;
 }
 
+/* 1: variant v of t is a split. */
+static int _skel_pvar_split(const _skel_tree *t, int v)
+{
+    return t->vars[v].nparts > 0 || strcmp(t->vars[v].backend, "split") == 0;
+}
+
+/* A split wins only by more than twice `tolerance`: best (the least of
+   the times tv[]), or where best is a split and the fastest single place
+   is within 2 x tolerance of it, that place.  A split's time has two
+   places' noise in it and its parts' balance is set at one measurement:
+   on the H100 machine, plans that chose splits measured a few percent
+   faster than the better place alone ran 1.06-1.12 times its time in the
+   sweep's timed rounds (bench/results/splits.md), where the issue asks
+   for 1.03 at most. */
+static int _skel_split_margin(const _skel_tree *t, int best, const double *tv)
+{
+    int v, one = -1;
+    if (!_skel_pvar_split(t, best)) return best;
+    for (v = 0; v < t->nvar; ++v)
+        if (tv[v] >= 0 && !_skel_pvar_split(t, v) && (one < 0 || tv[v] < tv[one])) one = v;
+    return one >= 0 && tv[one] <= tv[best] * (1 + 2 * t->conf.tolerance) ? one : best;
+}
+
+static int _skel_tie_break(const _skel_tree *t, int best, const double *tv);
+/* Tests: _skel_tie_break over n variants (backend names, threads, parts)
+   with times tv (-1: did not run) and the given tolerance. */
+int _skel_test_tie_break(int n, const char *const *backend, const int *threads, const int *nparts, const double *tv,
+                         double tolerance)
+{
+    _skel_pvar vars[8];
+    _skel_tree t;
+    int v, best = -1;
+    if (n > 8) return -2;
+    memset(&t, 0, sizeof t);
+    memset(vars, 0, sizeof vars);
+    for (v = 0; v < n; ++v) {
+        snprintf(vars[v].backend, sizeof vars[v].backend, "%s", backend[v]);
+        vars[v].threads = threads[v];
+        vars[v].nparts = nparts[v];
+        if (tv[v] >= 0 && (best < 0 || tv[v] < tv[best])) best = v;
+    }
+    t.vars = vars;
+    t.nvar = n;
+    t.conf.tolerance = tolerance;
+    return _skel_tie_break(&t, best, tv);
+}
+
 /* Ties on the CPU go to the pool variant with the most threads: best (the
    least of the times tv[], -1: none), or, where best is seq or a pool
    variant, the pool variant with the most threads within `tolerance` of
@@ -11011,8 +11065,10 @@ static int _skel_tie_threads(const _skel_tree *t, int v)
    than seq: the manual's TUNER section.) */
 static int _skel_tie_break(const _skel_tree *t, int best, const double *tv)
 {
-    int v, b = best;
-    if (best < 0 || t->conf.tolerance <= 0 || !_skel_tie_threads(t, best)) return best;
+    int v, b;
+    if (best < 0 || t->conf.tolerance <= 0) return best;
+    best = b = _skel_split_margin(t, best, tv);
+    if (!_skel_tie_threads(t, best)) return best;
     for (v = 0; v < t->nvar; ++v)
         if (tv[v] >= 0 && tv[v] <= tv[best] * (1 + t->conf.tolerance) && _skel_tie_threads(t, v) > _skel_tie_threads(t, b))
             b = v;
@@ -11088,6 +11144,7 @@ static int _skel_open_pick(const _skel_tree *t, const _skel_pnode *nd, int k)
         tv = _skel_tree_time(t, p, v);
         if (v == w || tv < 0 || tv > tw * (1 + t->conf.tolerance)) continue;
         if (_skel_tie_threads(t, v) && _skel_tie_threads(t, v) < _skel_tie_threads(t, w)) continue;   /* _skel_tie_break */
+        if (_skel_pvar_split(t, v) && !_skel_pvar_split(t, w)) continue;                               /* _skel_split_margin */
         if (bs < 0) bs = _skel_leaf_score(t, nd, w);
         if ((sc = _skel_leaf_score(t, nd, v)) < bs) { best = v; bs = sc; }
     }
@@ -13187,8 +13244,9 @@ static void _skel_recheck_order(_skel_tuner *T, int p, _skel_synth *sp)
    parts finish together (_skel_balance) by each place's cost at the
    part's size.  The candidate is measured there like any variant (the
    same rounds) and joins the table (an identical one is reused); it wins
-   the point only where it was measured to be fastest there, so a split
-   never runs where a single place was faster.  Splits are made for the
+   the point only where it was measured to be fastest there by more than
+   twice the tolerance (_skel_split_margin), so a split never runs where a
+   single place was faster, nor where it was only about as fast.  Splits are made for the
    default variant table, or for a desc's own list with desc.splits = 1
    (never with a cost model), and are not measured at other points. */
 

@@ -1423,3 +1423,34 @@ SKEL_TEST(tuner_rejects_bad_descriptions)
     ST_EQ_INT(skel_tune(&d, &p), SKEL_EBACKEND);
     ST_CHECK(p == NULL);
 }
+
+/* A split wins a point only by more than twice the tolerance over the
+   fastest single place (skel.h _skel_split_margin); CPU ties then go to
+   the pool variant with the most threads, as before. */
+int _skel_test_tie_break(int n, const char *const *backend, const int *threads, const int *nparts, const double *tv,
+                         double tolerance);
+SKEL_TEST(tuner_split_wins_only_by_more_than_twice_the_tolerance)
+{
+    const char *const be[4] = { "seq", "pool", "cuda", "split" };
+    const int th[4] = { 1, 16, 0, 0 }, np[4] = { 0, 0, 0, 2 };
+    double tv[4];
+    /* the split 5% ahead of CUDA: within 6%, CUDA answers */
+    tv[0] = 9; tv[1] = 2; tv[2] = 1.05; tv[3] = 1.0;
+    ST_EQ_INT(_skel_test_tie_break(4, be, th, np, tv, 0.03), 2);
+    /* 7% ahead: the split */
+    tv[2] = 1.07;
+    ST_EQ_INT(_skel_test_tie_break(4, be, th, np, tv, 0.03), 3);
+    /* the strict rule (tolerance 0) keeps the fastest */
+    tv[2] = 1.01;
+    ST_EQ_INT(_skel_test_tie_break(4, be, th, np, tv, 0), 3);
+    /* the nearest single place is the pool, then seq within 3% of it:
+       the pool (more threads) stays */
+    tv[0] = 1.05; tv[1] = 1.04; tv[2] = 3; tv[3] = 1.0;
+    ST_EQ_INT(_skel_test_tie_break(4, be, th, np, tv, 0.03), 1);
+    /* seq nearest and pool within 3% of seq: the CPU tie goes to the pool */
+    tv[0] = 1.02; tv[1] = 1.04;
+    ST_EQ_INT(_skel_test_tie_break(4, be, th, np, tv, 0.03), 1);
+    /* no single place ran: the split */
+    tv[0] = tv[1] = tv[2] = -1;
+    ST_EQ_INT(_skel_test_tie_break(4, be, th, np, tv, 0.03), 3);
+}
