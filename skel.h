@@ -1800,6 +1800,7 @@ int _skel_pool_threads(void);
 void _skel_pool_reserve(int n);
 int _skel_pool_step_aside(int cpu);
 int _skel_pool_sleepers_avoiding(void);
+unsigned _skel_pool_wakes(int k);
 
 enum { SKEL_KIND_MAP = 1, SKEL_KIND_REDUCE, SKEL_KIND_MAPREDUCE, SKEL_KIND_SCAN,
        SKEL_KIND_OVERLAP, SKEL_KIND_OVERLAP2D, SKEL_KIND_MAPARRAY, SKEL_KIND_MAPPAIRS,
@@ -3729,6 +3730,7 @@ typedef struct _skel_sleeper {
     pthread_cond_t cv;          /* the worker sleeps here, with mu */
     int asleep, kicked;         /* mu */
     int avoid;                  /* mu: the CPU its affinity leaves out while it sleeps, or -1 */
+    unsigned wakes;             /* mu: times it woke (tests) */
 #if _SKEL_LINUX_GNU
     cpu_set_t allowed;          /* its affinity, read when it starts (before it can sleep) */
 #endif
@@ -3743,6 +3745,8 @@ static struct {
     unsigned epoch;             /* atomic: bumped by every publication */
     int reserved;               /* atomic: workers held by long tasks (_skel_pool_reserve) */
     int sleepers;               /* atomic: workers asleep on work_cv */
+    int wake_budget;            /* atomic: wake-ups the last publication still wants passed on
+                                   (_skel_pool_publish) */
     int task_waiters;           /* atomic: threads asleep in _skel_task_wait */
     uint64_t active;            /* atomic: bit i: slot i may be open */
     _skel_task *head, *tail;    /* mu: tasks no worker took yet */
@@ -3883,17 +3887,34 @@ static void _skel_pool_signal(int k)
     pthread_mutex_unlock(&_skel_pool_mu);
 }
 
+/* Wake up to k sleeping workers out of the last publication's budget. */
+static void _skel_pool_pass_on(int k)
+{
+    while (k-- > 0 && __atomic_load_n(&_skel_pool.wake_budget, __ATOMIC_RELAXED) > 0)
+        if (__atomic_sub_fetch(&_skel_pool.wake_budget, 1, __ATOMIC_RELAXED) >= 0) _skel_pool_signal(1);
+}
+
 /* Bump the epoch and, if `want` helpers are wanted and workers sleep,
    wake one or two: each worker that joins a call wakes the next one while
-   the call wants more (_skel_slot_help), so the wake-ups spread off the
-   caller's path, instead of a broadcast that woke every sleeper into a
-   queue on the mutex.  (Two a joiner, a binary tree, measured no faster
-   on the 16-CPU H100 host: bench_pool_probe after 1.3 ms asleep, pool/16
-   0.050-0.053 ms against 0.051.) */
+   the call wants more (_skel_slot_help), and each worker that wakes wakes
+   the next one while the last publication's wake-ups are not all handed
+   out (wake_budget: the sleepers it needed; _skel_pool_worker), so the
+   wake-ups spread off the caller's path, instead of a broadcast that woke every sleeper into a queue on
+   the mutex.  (Two a joiner, a binary tree, measured no faster on the
+   16-CPU H100 host: bench_pool_probe after 1.3 ms asleep, pool/16
+   0.050-0.053 ms against 0.051.)  The second rule keeps the chain going
+   after the call has ended: a short call ended before the wake-ups
+   reached most sleepers, the chain stopped there, and the next call
+   found them asleep again (the H100 host, the moment application of
+   bench/eval2d.c at 17 x 2550, a 25 us call of pool/16: 2.4-9 of its 15
+   workers asleep when each call opened, 14-34 us before the last one
+   came, although an untimed call had just run). */
 static void _skel_pool_publish(int want)
 {
+    int asleep = _SKEL_SC_LOAD(&_skel_pool.sleepers), awake = __atomic_load_n(&_skel_pool.nthreads, __ATOMIC_RELAXED) - asleep;
+    __atomic_store_n(&_skel_pool.wake_budget, want - awake < asleep ? want - awake : asleep, __ATOMIC_RELAXED);
     __atomic_add_fetch(&_skel_pool.epoch, 1u, __ATOMIC_SEQ_CST);
-    _skel_pool_signal(want < 2 ? want : 2);
+    _skel_pool_pass_on(want < 2 ? want : 2);
 }
 
 /* Claim and run chunks of slot s until none are left, home range first
@@ -4020,9 +4041,11 @@ static void *_skel_pool_worker(void *arg)
         while (_SKEL_SC_LOAD(&_skel_pool.epoch) == seen && !_SKEL_LOAD(&_skel_pool.stop) && !me->kicked)
             pthread_cond_wait(&me->cv, &_skel_pool_mu);
         me->asleep = 0;
+        me->wakes++;
         avoid = me->avoid; me->avoid = -1;
         __atomic_sub_fetch(&_skel_pool.sleepers, 1, __ATOMIC_SEQ_CST);
         pthread_mutex_unlock(&_skel_pool_mu);
+        _skel_pool_pass_on(1);          /* (_skel_pool_publish) */
 #if _SKEL_LINUX_GNU
         if (avoid >= 0) (void)sched_setaffinity(0, sizeof me->allowed, &me->allowed);  /* it stays where it runs */
 #endif
@@ -4042,7 +4065,7 @@ static void _skel_pool_forked(void)
     pthread_mutex_init(&_skel_pool_mu, NULL);
     pthread_cond_init(&_skel_pool_done_cv, NULL);
     _skel_pool.nthreads = _skel_pool.stopping = _skel_pool.stop = 0;
-    _skel_pool.sleepers = _skel_pool.task_waiters = _skel_pool.reserved = 0;
+    _skel_pool.sleepers = _skel_pool.task_waiters = _skel_pool.reserved = _skel_pool.wake_budget = 0;
     _skel_pool.active = 0;
     _skel_pool.head = _skel_pool.tail = NULL;
     _skel_pool.queued = 0;
@@ -4116,6 +4139,16 @@ void _skel_pool_stop(void)
 }
 
 int _skel_pool_threads(void) { return __atomic_load_n(&_skel_pool.nthreads, __ATOMIC_ACQUIRE); }
+
+/* For tests: how many times worker k woke from sleep. */
+unsigned _skel_pool_wakes(int k)
+{
+    unsigned n;
+    pthread_mutex_lock(&_skel_pool_mu);
+    n = k >= 0 && k < _skel_pool.nthreads ? _skel_pool.sleep[k].wakes : 0;
+    pthread_mutex_unlock(&_skel_pool_mu);
+    return n;
+}
 
 /* For tests: how many sleeping workers leave a CPU out of their affinity
    (_skel_pool_avoid), or -1 if a sleeping worker's affinity is not what
@@ -4309,6 +4342,7 @@ void _skel_pool_stop(void) {}
 int _skel_pool_threads(void) { return 0; }
 int _skel_pool_step_aside(int cpu) { (void)cpu; return 0; }
 int _skel_pool_sleepers_avoiding(void) { return 0; }
+unsigned _skel_pool_wakes(int k) { (void)k; return 0; }
 #endif
 
 /* ---------------------------------------------------------------------

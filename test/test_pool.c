@@ -526,6 +526,33 @@ SKEL_TEST(pool_sleeping_workers_avoid_their_wakers_cpu_and_widen_again)
     unsetenv("SKEL_PIN");
 }
 
+/* A call that ends before its wake-ups have reached every sleeping
+   worker it wanted still leaves them all awake: each worker that wakes
+   wakes the next while fewer are awake than the call wanted, also once
+   the call has ended (skel.h _skel_pool_publish).  Before, the chain
+   went on only through workers that joined the call, so after a short
+   call most workers still slept and the next call waited for them. */
+static void quick_body(void *ctx, int part, size_t lo, size_t hi) { (void)ctx; (void)part; (void)lo; (void)hi; }
+SKEL_TEST(pool_wake_chain_goes_on_after_a_short_call_has_ended)
+{
+    unsigned before[8];
+    int k, n, woke = 0, waited;
+    _skel_pool_stop();
+    _skel_pool_for(6, 6, 6, slow_body, NULL);       /* 5 workers start and help (2 ms a chunk) */
+    n = _skel_pool_threads();
+    ST_EQ_INT(n, 5);
+    nap_ms(20);                                     /* all asleep */
+    for (k = 0; k < n; ++k) before[k] = _skel_pool_wakes(k);
+    _skel_pool_for(6, 6, 6, quick_body, NULL);      /* over on this thread before any worker wakes */
+    for (waited = 0; waited < 2000 && woke < n; ++waited) {
+        nap_ms(1);
+        for (woke = 0, k = 0; k < n; ++k) woke += _skel_pool_wakes(k) > before[k];
+    }
+    st_context("%d of %d workers woke in %d ms", woke, n, waited);
+    ST_EQ_INT(woke, n);
+    _skel_pool_stop();
+}
+
 /* ---- the pool as a tuner choice ---- */
 typedef struct seen { int pool[64], omp, seq; } seen;
 static double record_cost(const skel_variant *v, const size_t *point, double *once, void *user)
