@@ -3745,8 +3745,8 @@ static struct {
     unsigned epoch;             /* atomic: bumped by every publication */
     int reserved;               /* atomic: workers held by long tasks (_skel_pool_reserve) */
     int sleepers;               /* atomic: workers asleep on work_cv */
-    int wake_budget;            /* atomic: wake-ups the last publication still wants passed on
-                                   (_skel_pool_publish) */
+    int wake_budget;            /* atomic: wake-ups the last publication wants passed on beyond
+                                   its first one or two (_skel_pool_publish) */
     int task_waiters;           /* atomic: threads asleep in _skel_task_wait */
     uint64_t active;            /* atomic: bit i: slot i may be open */
     _skel_task *head, *tail;    /* mu: tasks no worker took yet */
@@ -3898,9 +3898,10 @@ static void _skel_pool_pass_on(int k)
    wake one or two: each worker that joins a call wakes the next one while
    the call wants more (_skel_slot_help), and each worker that wakes wakes
    the next one while the last publication's wake-ups are not all handed
-   out (wake_budget: the sleepers it needed; _skel_pool_worker), so the
-   wake-ups spread off the caller's path, instead of a broadcast that woke every sleeper into a queue on
-   the mutex.  (Two a joiner, a binary tree, measured no faster on the
+   out (wake_budget: the sleepers it wants, less the first one or two;
+   _skel_pool_worker), so the wake-ups spread off the caller's path,
+   instead of a broadcast that woke every sleeper into a queue on the
+   mutex.  (Two a joiner, a binary tree, measured no faster on the
    16-CPU H100 host: bench_pool_probe after 1.3 ms asleep, pool/16
    0.050-0.053 ms against 0.051.)  The second rule keeps the chain going
    after the call has ended: a short call ended before the wake-ups
@@ -3911,10 +3912,10 @@ static void _skel_pool_pass_on(int k)
    came, although an untimed call had just run). */
 static void _skel_pool_publish(int want)
 {
-    int asleep = _SKEL_SC_LOAD(&_skel_pool.sleepers), awake = __atomic_load_n(&_skel_pool.nthreads, __ATOMIC_RELAXED) - asleep;
-    __atomic_store_n(&_skel_pool.wake_budget, want - awake < asleep ? want - awake : asleep, __ATOMIC_RELAXED);
+    int first = want < 2 ? want : 2, asleep = _SKEL_SC_LOAD(&_skel_pool.sleepers);
+    __atomic_store_n(&_skel_pool.wake_budget, (want < asleep ? want : asleep) - first, __ATOMIC_RELAXED);
     __atomic_add_fetch(&_skel_pool.epoch, 1u, __ATOMIC_SEQ_CST);
-    _skel_pool_pass_on(want < 2 ? want : 2);
+    _skel_pool_signal(first);
 }
 
 /* Claim and run chunks of slot s until none are left, home range first

@@ -119,9 +119,11 @@ static uint64_t rnd(uint64_t *s)
     return *s;
 }
 
+static unsigned SETUPS;              /* points set up so far (the moment's reference is one a point) */
 static void setup(const skel_skeleton *sk, size_t rows, size_t cols, uint64_t seed)
 {
     size_t i;
+    ++SETUPS;
     ROWS = rows;
     COLS = cols;
     if (sk != julia) {
@@ -233,16 +235,15 @@ static int check_result(const skel_skeleton *sk, uint64_t *seed)
 {
     int k;
     if (sk == moment) {
-        static size_t rows, cols;
-        static const void *data;
+        static unsigned point;
         static int64_t want;
         size_t r, c;
-        if (rows != ROWS || cols != COLS || data != (const void *)A) {   /* once per point */
+        if (point != SETUPS) {          /* once per point */
             const int32_t *a = ia();
             want = 0;
             for (r = 0; r < ROWS; ++r)
                 for (c = 0; c < COLS; ++c) want += (int64_t)a[r * COLS + c] * (int64_t)(r + 1) * (int64_t)(c + 1);
-            rows = ROWS; cols = COLS; data = A;
+            point = SETUPS;
         }
         return MOMENT == want;
     }
@@ -307,6 +308,17 @@ static void place_operands(void)
     if (Z) _skel_mark_written(Z, 0);
 }
 
+/* Built against `bench/pool_stats.py --per-conf DIR`'s copy of skel.h
+   (-DEVAL_POOL_STATS -IDIR), the pool counts its calls per configuration
+   (the index in the dump's order, 0: tuned): the timed calls only. */
+#ifdef EVAL_POOL_STATS
+extern int _exst_conf;
+#define POOL_STATS_CONF(i) (_exst_conf = (i))
+#else
+#define POOL_STATS_CONF(i) ((void)(i))
+#endif
+static int CONF_INDEX = -1;
+
 /* Seconds per call of configuration c: an untimed call first where the
    last sample was under 5 ms (what the previous configuration left behind
    is not charged to this one), then calls on freshly placed operands,
@@ -320,9 +332,11 @@ static double sample(skel_skeleton *sk, const conf *c, double last, int *bad)
     if (last < 5e-3 && run_app(sk) != SKEL_OK) *bad = 1;
     for (b = 0; b < m; ++b) {
         place_operands();
+        POOL_STATS_CONF(CONF_INDEX);
         t0 = bench_now();
         if (run_app(sk) != SKEL_OK) *bad = 1;
         sum += bench_now() - t0;
+        POOL_STATS_CONF(-1);
     }
     return sum / m;
 }
@@ -387,7 +401,9 @@ static void time_point(skel_skeleton *sk, const conf *cs, int nc, double *med, i
         for (j = 0; j < nk; ++j) {
             bad = 0;
             i = ord[j];
+            CONF_INDEX = i;
             s[i][rounds] = sample(sk, &cs[i], med[i], &bad);
+            CONF_INDEX = -1;
             *wrong += bad;
         }
         rounds++;
@@ -518,6 +534,9 @@ static int eval_app(const app *a, double budget, int npoints, const char *svgdir
         }
         if (!is_training_point(tuned, pts[k][0], pts[k][1])) k++;
     }
+    if (getenv("EVAL_AT"))              /* EVAL_AT=R,C: every point at R x C (a look at one shape) */
+        for (k = 0; k < npoints; ++k)
+            if (sscanf(getenv("EVAL_AT"), "%zu,%zu", &pts[k][0], &pts[k][1]) != 2) pts[k][0] = pts[k][1] = a->lo;
     res->worst = 1e9;
     for (k = 0; k < npoints; ++k) {
         double capped, half;
