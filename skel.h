@@ -13286,9 +13286,10 @@ static void _skel_recheck_order(_skel_tuner *T, int p, _skel_synth *sp)
    same rounds) and joins the table (an identical one is reused); it wins
    the point only where it was measured to be fastest there by more than
    twice the tolerance (_skel_split_margin), so a split never runs where a
-   single place was faster, nor where it was only about as fast.  Splits are made for the
-   default variant table, or for a desc's own list with desc.splits = 1
-   (never with a cost model), and are not measured at other points. */
+   single place was faster, nor where it was only about as fast.  Splits
+   are made for the default variant table, or for a desc's own list with
+   desc.splits = 1 (never with a cost model), and are not measured at
+   other points. */
 
 /* Each place's cost of a part of s units, a + b * s; the shares s_i
    (summing to 1) at which every place with work finishes at the same
