@@ -27,52 +27,58 @@ The patch anchors on skel.h's text and stops with an error where it no
 longer matches."""
 import os, shutil, sys
 
-def patch(s, old, new):
+# Where the counters go in skel.h: each anchor's text must occur once.
+ANCHOR = {
+    "slot": "    int cpu;                    /* the CPU the owner ran on when it opened the slot, or -1 */\n",
+    "globals": "static _SKEL_TLS unsigned _skel_pool_hint;",
+    "atfork": "    pthread_atfork(NULL, NULL, _skel_pool_forked);\n",
+    "entered": "            _skel_pool_signal(1);       /* the call wants more helpers: pass the wake-up on */\n",
+    "open": "    __atomic_store_n(&s->done, 0, __ATOMIC_RELAXED);\n    __atomic_store_n(&s->owner_sleeps, 0, __ATOMIC_RELAXED);\n",
+    "publish": "    _skel_pool_publish((int)helpers);\n    t0 = _skel_now();\n",
+    "owner ran": "    mine = _skel_slot_work(s, -1);\n",
+    "range ran": "        ran += here;\n",
+    "work ends": "    return ran;\n}",
+    "closed": "    } while (!__atomic_compare_exchange_n(&s->state, &st, nst, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));\n",
+}
+
+def insert(s, where, key, code):
+    """code before or after anchor `key` (its first occurrence)."""
+    old = ANCHOR[key]
     if old not in s:
         sys.exit("pool_stats.py: skel.h changed, anchor not found: " + old[:60])
-    return s.replace(old, new, 1)
+    return s.replace(old, code + old if where == "before" else old + code, 1)
+
+def apply(s, edits):
+    for where, key, code in edits:
+        s = insert(s, where, key, code)
+    return s
+
+PRINT_ALL = ("static void _exst_print(void) { double c = _exst.calls ? (double)_exst.calls : 1; fprintf(stderr, \"EXST calls %llu parts/call %.1f owner %.1f stolen %.1f enters %.1f helpers-with-chunks %.1f enter-delay %.2f us call %.2f us\\n\", (unsigned long long)_exst.calls, _exst.parts / c, _exst.owner / c, _exst.stolen / c, _exst.enters / c, _exst.helped / c, _exst.enters ? 1e-3 * _exst.enter_ns / _exst.enters : 0, 1e-3 * _exst.call_ns / c); }\n")
+PRINT_CONF = ("static void _exst_print(void) { int i; for (i = 0; i < 64; ++i) if (_exst[i].calls > 0) { double c = _exst[i].calls; fprintf(stderr, \"EXST conf %d calls %.0f parts %.1f owner %.1f enters %.1f sleepers-at-open %.1f max-enter-delay %.1f us call %.1f us; calls over 35 us %.0f\\n\", i, c, _exst[i].parts / c, _exst[i].owner / c, _exst[i].enters / c, _exst[i].sleepers / c, 1e6 * _exst[i].maxd / c, 1e6 * _exst[i].call / c, _exst[i].slow); } }\n")
 
 def stats(s):
-    s = patch(s, "    int cpu;                    /* the CPU the owner ran on when it opened the slot, or -1 */\n",
-      "    int cpu;                    /* the CPU the owner ran on when it opened the slot, or -1 */\n    double t_open;\n")
-    s = patch(s, "static _SKEL_TLS unsigned _skel_pool_hint;",
-      "static struct { uint64_t calls, parts, owner, stolen, enters, enter_ns, call_ns, helped; } _exst;\n"
-      "static void _exst_print(void) { double c = _exst.calls ? (double)_exst.calls : 1; fprintf(stderr, \"EXST calls %llu parts/call %.1f owner %.1f stolen %.1f enters %.1f helpers-with-chunks %.1f enter-delay %.2f us call %.2f us\\n\", (unsigned long long)_exst.calls, _exst.parts / c, _exst.owner / c, _exst.stolen / c, _exst.enters / c, _exst.helped / c, _exst.enters ? 1e-3 * _exst.enter_ns / _exst.enters : 0, 1e-3 * _exst.call_ns / c); }\n"
-      "static _SKEL_TLS unsigned _skel_pool_hint;")
-    s = patch(s, "    pthread_atfork(NULL, NULL, _skel_pool_forked);\n", "    pthread_atfork(NULL, NULL, _skel_pool_forked);\n    atexit(_exst_print);\n")
-    s = patch(s, "        ran += here;\n    }\n    return ran;\n}",
-      "        ran += here;\n        if (r) __atomic_add_fetch(&_exst.stolen, here, __ATOMIC_RELAXED);\n    }\n"
-      "    if (k < 0) __atomic_add_fetch(&_exst.owner, ran, __ATOMIC_RELAXED); else if (ran) __atomic_add_fetch(&_exst.helped, 1, __ATOMIC_RELAXED);\n    return ran;\n}")
-    s = patch(s, "            _skel_pool_signal(1);       /* the call wants more helpers: pass the wake-up on */\n",
-      "            _skel_pool_signal(1);       /* the call wants more helpers: pass the wake-up on */\n"
-      "    __atomic_add_fetch(&_exst.enters, 1, __ATOMIC_RELAXED); __atomic_add_fetch(&_exst.enter_ns, (uint64_t)(1e9 * (_skel_now() - s->t_open)), __ATOMIC_RELAXED);\n")
-    s = patch(s, "    __atomic_store_n(&s->done, 0, __ATOMIC_RELAXED);\n    __atomic_store_n(&s->owner_sleeps, 0, __ATOMIC_RELAXED);\n",
-      "    __atomic_store_n(&s->done, 0, __ATOMIC_RELAXED);\n    __atomic_store_n(&s->owner_sleeps, 0, __ATOMIC_RELAXED);\n    s->t_open = _skel_now();\n")
-    s = patch(s, "    } while (!__atomic_compare_exchange_n(&s->state, &st, nst, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));\n}\n\nvoid _skel_pool_submit",
-      "    } while (!__atomic_compare_exchange_n(&s->state, &st, nst, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));\n"
-      "    _exst.calls++; _exst.parts += (uint64_t)parts; _exst.call_ns += (uint64_t)(1e9 * (_skel_now() - s->t_open));\n}\n\nvoid _skel_pool_submit")
-    return s
+    return apply(s, [
+        ("after", "slot", "    double t_open;\n"),
+        ("before", "globals", "static struct { uint64_t calls, parts, owner, stolen, enters, enter_ns, call_ns, helped; } _exst;\n" + PRINT_ALL),
+        ("after", "atfork", "    atexit(_exst_print);\n"),
+        ("after", "range ran", "        if (r) __atomic_add_fetch(&_exst.stolen, here, __ATOMIC_RELAXED);\n"),
+        ("before", "work ends", "    if (k < 0) __atomic_add_fetch(&_exst.owner, ran, __ATOMIC_RELAXED); else if (ran) __atomic_add_fetch(&_exst.helped, 1, __ATOMIC_RELAXED);\n"),
+        ("after", "entered", "    __atomic_add_fetch(&_exst.enters, 1, __ATOMIC_RELAXED); __atomic_add_fetch(&_exst.enter_ns, (uint64_t)(1e9 * (_skel_now() - s->t_open)), __ATOMIC_RELAXED);\n"),
+        ("after", "open", "    s->t_open = _skel_now();\n"),
+        ("after", "closed", "    _exst.calls++; _exst.parts += (uint64_t)parts; _exst.call_ns += (uint64_t)(1e9 * (_skel_now() - s->t_open));\n"),
+    ])
 
 def per_conf(s):
-    s = patch(s, "    int cpu;                    /* the CPU the owner ran on when it opened the slot, or -1 */\n",
-      "    int cpu;                    /* the CPU the owner ran on when it opened the slot, or -1 */\n    double t_open, x_maxd; int x_enters;\n")
-    s = patch(s, "static _SKEL_TLS unsigned _skel_pool_hint;",
-      "int _exst_conf = -1;\nstatic struct { double calls, parts, owner, enters, sleepers, maxd, call, slow; } _exst[64];\n"
-      "static void _exst_print(void) { int i; for (i = 0; i < 64; ++i) if (_exst[i].calls > 0) { double c = _exst[i].calls; fprintf(stderr, \"EXST conf %d calls %.0f parts %.1f owner %.1f enters %.1f sleepers-at-open %.1f max-enter-delay %.1f us call %.1f us; calls over 35 us %.0f\\n\", i, c, _exst[i].parts / c, _exst[i].owner / c, _exst[i].enters / c, _exst[i].sleepers / c, 1e6 * _exst[i].maxd / c, 1e6 * _exst[i].call / c, _exst[i].slow); } }\n"
-      "static _SKEL_TLS unsigned _skel_pool_hint;")
-    s = patch(s, "    pthread_atfork(NULL, NULL, _skel_pool_forked);\n", "    pthread_atfork(NULL, NULL, _skel_pool_forked);\n    atexit(_exst_print);\n")
-    s = patch(s, "            _skel_pool_signal(1);       /* the call wants more helpers: pass the wake-up on */\n",
-      "            _skel_pool_signal(1);       /* the call wants more helpers: pass the wake-up on */\n"
-      "    { double d = _skel_now() - s->t_open; __atomic_add_fetch(&s->x_enters, 1, __ATOMIC_RELAXED); if (d > s->x_maxd) s->x_maxd = d; }\n")
-    s = patch(s, "    __atomic_store_n(&s->done, 0, __ATOMIC_RELAXED);\n    __atomic_store_n(&s->owner_sleeps, 0, __ATOMIC_RELAXED);\n",
-      "    __atomic_store_n(&s->done, 0, __ATOMIC_RELAXED);\n    __atomic_store_n(&s->owner_sleeps, 0, __ATOMIC_RELAXED);\n    s->t_open = _skel_now(); s->x_maxd = 0; __atomic_store_n(&s->x_enters, 0, __ATOMIC_RELAXED);\n")
-    s = patch(s, "    _skel_pool_publish((int)helpers);\n    t0 = _skel_now();\n",
-      "    { int xs = __atomic_load_n(&_skel_pool.sleepers, __ATOMIC_RELAXED); if (_exst_conf >= 0) _exst[_exst_conf].sleepers += xs; }\n    _skel_pool_publish((int)helpers);\n    t0 = _skel_now();\n")
-    s = patch(s, "    mine = _skel_slot_work(s, -1);\n", "    mine = _skel_slot_work(s, -1);\n    if (_exst_conf >= 0) _exst[_exst_conf].owner += (double)mine;\n")
-    s = patch(s, "    } while (!__atomic_compare_exchange_n(&s->state, &st, nst, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));\n}\n\nvoid _skel_pool_submit",
-      "    } while (!__atomic_compare_exchange_n(&s->state, &st, nst, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));\n"
-      "    if (_exst_conf >= 0) { double c = _skel_now() - s->t_open; _exst[_exst_conf].calls++; _exst[_exst_conf].parts += parts; _exst[_exst_conf].enters += __atomic_load_n(&s->x_enters, __ATOMIC_RELAXED); _exst[_exst_conf].maxd += s->x_maxd; _exst[_exst_conf].call += c; _exst[_exst_conf].slow += c > 35e-6; }\n}\n\nvoid _skel_pool_submit")
-    return s
+    return apply(s, [
+        ("after", "slot", "    double t_open, x_maxd; int x_enters;\n"),
+        ("before", "globals", "int _exst_conf = -1;\nstatic struct { double calls, parts, owner, enters, sleepers, maxd, call, slow; } _exst[64];\n" + PRINT_CONF),
+        ("after", "atfork", "    atexit(_exst_print);\n"),
+        ("after", "entered", "    { double d = _skel_now() - s->t_open; __atomic_add_fetch(&s->x_enters, 1, __ATOMIC_RELAXED); if (d > s->x_maxd) s->x_maxd = d; }\n"),
+        ("after", "open", "    s->t_open = _skel_now(); s->x_maxd = 0; __atomic_store_n(&s->x_enters, 0, __ATOMIC_RELAXED);\n"),
+        ("before", "publish", "    { int xs = __atomic_load_n(&_skel_pool.sleepers, __ATOMIC_RELAXED); if (_exst_conf >= 0) _exst[_exst_conf].sleepers += xs; }\n"),
+        ("after", "owner ran", "    if (_exst_conf >= 0) _exst[_exst_conf].owner += (double)mine;\n"),
+        ("after", "closed", "    if (_exst_conf >= 0) { double c = _skel_now() - s->t_open; _exst[_exst_conf].calls++; _exst[_exst_conf].parts += parts; _exst[_exst_conf].enters += __atomic_load_n(&s->x_enters, __ATOMIC_RELAXED); _exst[_exst_conf].maxd += s->x_maxd; _exst[_exst_conf].call += c; _exst[_exst_conf].slow += c > 35e-6; }\n"),
+    ])
 
 if __name__ == "__main__":
     args = sys.argv[1:]
