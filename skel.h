@@ -11205,6 +11205,60 @@ static double _skel_corner_weight(const _skel_tree *t, const _skel_pnode *nd, co
     return w;
 }
 
+/* 1: splits v and w run over the same places (each part's backend,
+   device and threads; their shares and GPU launch shapes may differ).
+   The tuner makes one such split at each point it measures, balanced for
+   that point and measured only there (_skel_tune_splits): these are one
+   family, each member made for its own point. */
+static int _skel_split_kin(const _skel_tree *t, int v, int w)
+{
+    const _skel_pvar *a = &t->vars[v], *b = &t->vars[w];
+    int k;
+    if (a->nparts != b->nparts || !a->nparts) return 0;
+    for (k = 0; k < a->nparts; ++k)
+        if (a->part[k].device != b->part[k].device || a->part[k].threads != b->part[k].threads ||
+            strcmp(a->part[k].backend, b->part[k].backend) != 0)
+            return 0;
+    return 1;
+}
+
+/* The splits measured at the corners of 2-D leaf nd: at[k][0..] for
+   corner k, -1 ended (at most 3 a corner: one per GPU backend). */
+typedef struct { int at[4][4]; } _skel_corner_splits;
+static void _skel_corner_splits_of(const _skel_tree *t, const _skel_pnode *nd, _skel_corner_splits *cs)
+{
+    int k, v, n;
+    for (k = 0; k < 4; ++k) {
+        for (v = 0, n = 0; v < t->nvar && n < 3; ++v)
+            if (t->vars[v].nparts && _skel_tree_time(t, nd->corner[k], v) >= 0) cs->at[k][n++] = v;
+        cs->at[k][n] = -1;
+    }
+}
+
+/* Corner k's (point p's) measured member of v's family: v itself if
+   measured there, else its fastest kin there; -1: none. */
+static int _skel_kin_at(const _skel_tree *t, const _skel_corner_splits *cs, int k, int p, int v)
+{
+    int i, w, best = -1;
+    for (i = 0; (w = cs->at[k][i]) >= 0; ++i) {
+        if (w == v) return v;
+        if (_skel_split_kin(t, v, w) && (best < 0 || _skel_tree_time(t, p, w) < _skel_tree_time(t, p, best))) best = w;
+    }
+    return best;
+}
+
+/* The member that stands for v's family in nd (the first measured at a
+   corner); v where v is no split or has none there. */
+static int _skel_family_head(const _skel_tree *t, const _skel_corner_splits *cs, int v)
+{
+    int k, i, w;
+    if (v < 0 || !t->vars[v].nparts) return v;
+    for (k = 0; k < 4; ++k)
+        for (i = 0; (w = cs->at[k][i]) >= 0; ++i)
+            if (w == v || _skel_split_kin(t, v, w)) return w;
+    return v;
+}
+
 /* 2-D open leaf nd: variant v's T(r) at x, interpolated bilinearly in
    rows and cols from the leaf's corners.  That is exact for costs a +
    b*rows + c*cols + d*rows*cols (a fixed cost, costs per row, per column
@@ -11212,17 +11266,25 @@ static double _skel_corner_weight(const _skel_tree *t, const _skel_pnode *nd, co
    (seed 000's rule, kept for 1-D) is not: a crossover at rows*cols = k
    runs diagonally through a leaf, and on the H100 machine a 5x5 dilation
    at 377 x 28 took the winner of 256 x 16 (seq, 6% ahead of CUDA there),
-   2.1 times slower than CUDA.  A variant not measured at a corner counts
+   2.1 times slower than CUDA.  A split not measured at a corner takes its
+   family member's time there (_skel_split_kin: the split the tuner made
+   for that corner); any other variant not measured at a corner counts
    twice the best time there (it lost there by that much, or was pruned);
-   -1: it timed out or failed at a corner. */
-static double _skel_interp_time(const _skel_tree *t, const _skel_pnode *nd, int v, const uint64_t *x)
+   -1: it timed out or failed at a corner.  Before families, each corner's
+   split counted twice the best at the three others: on the H100 machine
+   moment's leaf [2048, 4096] x [256, 512], a split 13-38% ahead of
+   pool/16 at all four corners, answered pool/16 (0.71 of the split's
+   speed at 2864 x 278). */
+static double _skel_interp_time(const _skel_tree *t, const _skel_pnode *nd, const _skel_corner_splits *cs, int v,
+                                const uint64_t *x)
 {
     double s = 0;
-    int k;
+    int k, w;
     for (k = 0; k < 4; ++k) {
         int p = nd->corner[k], b = t->points[p].winner;
         double r0 = t->times[((size_t)p * (size_t)t->nvar + (size_t)v) * 2];
         double tv = r0 >= 0 ? _skel_tree_time(t, p, v)
+                  : r0 == _SKEL_T_UNMEASURED && t->vars[v].nparts && (w = _skel_kin_at(t, cs, k, p, v)) >= 0 ? _skel_tree_time(t, p, w)
                   : b >= 0 && r0 == _SKEL_T_UNMEASURED ? 2 * _skel_tree_time(t, p, b) : -1;
         if (tv < 0) return -1;
         s += tv * _skel_corner_weight(t, nd, x, k);
@@ -11230,18 +11292,39 @@ static double _skel_interp_time(const _skel_tree *t, const _skel_pnode *nd, int 
     return s;
 }
 
+/* v, or where v is a split, its family's member made for the corner of
+   nd that weighs most at x (its shares were balanced nearest x). */
+static int _skel_family_pick(const _skel_tree *t, const _skel_pnode *nd, const _skel_corner_splits *cs, int v,
+                             const uint64_t *x)
+{
+    int k, w, best = v;
+    double bw = -1, cw;
+    if (v < 0 || !t->vars[v].nparts) return v;
+    for (k = 0; k < 4; ++k)
+        if ((w = _skel_kin_at(t, cs, k, nd->corner[k], v)) >= 0 && (cw = _skel_corner_weight(t, nd, x, k)) > bw) { best = w; bw = cw; }
+    return best;
+}
+
 /* The least interpolated T(r) at x in 2-D open leaf nd among the variants
-   cand[0..] (-1 ends; NULL: all).  -1: none can run there. */
+   cand[0..] (-1 ends; NULL: all but splits measured at none of its
+   corners: a corner's member stands for its family).  -1: none can run
+   there. */
 static int _skel_interp_pick(const _skel_tree *t, const _skel_pnode *nd, const int *cand, const uint64_t *x)
 {
-    int i, v, best = -1;
+    int i, k, v, best = -1;
     double tv[_SKEL_MAX_PVARS];
+    _skel_corner_splits cs;
+    _skel_corner_splits_of(t, nd, &cs);
     for (v = 0; v < t->nvar; ++v) tv[v] = -1;
     for (i = 0; cand ? i < 4 && cand[i] >= 0 : i < t->nvar; ++i) {
         v = cand ? cand[i] : i;
-        if ((tv[v] = _skel_interp_time(t, nd, v, x)) >= 0 && (best < 0 || tv[v] < tv[best])) best = v;
+        if (!cand && t->vars[v].nparts) {
+            for (k = 0; k < 4 && _skel_tree_time(t, nd->corner[k], v) < 0; ++k) {}
+            if (k == 4) continue;
+        }
+        if ((tv[v] = _skel_interp_time(t, nd, &cs, v, x)) >= 0 && (best < 0 || tv[v] < tv[best])) best = v;
     }
-    return _skel_tie_break(t, best, tv);
+    return _skel_family_pick(t, nd, &cs, _skel_tie_break(t, best, tv), x);
 }
 
 /* The variant for x: a closed leaf's winner; in a 2-D open leaf the least
@@ -11275,6 +11358,66 @@ static int _skel_tree_pick(const _skel_tree *t, const size_t *point)
         if (best < 0 || dist < bd) { best = w; bd = dist; }
     }
     return best;
+}
+
+static void _skel_interp_cands(const _skel_tree *t, _skel_pnode *nd);
+/* Tests: the answer at x of a 2-D tree whose root, [16, 4096]^2, is an
+   open leaf with corners k = 0..3 (rows high iff bit 0, cols iff bit 1).
+   Variant v is backend[v] with threads[v]; where gpu[v] is set it is a
+   split of pool/threads[v] and that GPU backend.  times[k * n + v]: its
+   time at corner k (< 0: not measured there).  indexed: through the
+   leaf's candidates (_skel_interp_cands) as a loaded plan answers.  The
+   variant's index, or -1. */
+int _skel_test_interp_pick(int n, const char *const *backend, const int *threads, const char *const *gpu,
+                           const double *times, const size_t *x, double tolerance, int indexed)
+{
+    _skel_pvar vars[8];
+    _skel_ppoint pts[4];
+    _skel_pnode nd;
+    double tm[4 * 8 * 2];
+    _skel_tree t;
+    int v, k;
+    if (n > 8) return -2;
+    memset(&t, 0, sizeof t);
+    memset(vars, 0, sizeof vars);
+    memset(&nd, 0, sizeof nd);
+    for (v = 0; v < n; ++v) {
+        snprintf(vars[v].backend, sizeof vars[v].backend, "%s", gpu[v] ? "split" : backend[v]);
+        vars[v].threads = threads[v];
+        if (!gpu[v]) continue;
+        vars[v].nparts = 2;
+        snprintf(vars[v].part[0].backend, sizeof vars[v].part[0].backend, "pool");
+        vars[v].part[0].threads = threads[v];
+        snprintf(vars[v].part[1].backend, sizeof vars[v].part[1].backend, "%s", gpu[v]);
+        vars[v].part[0].share = vars[v].part[1].share = 0.5;
+    }
+    t.conf.dims = 2;
+    t.conf.lower[0] = t.conf.lower[1] = 16;
+    t.conf.upper[0] = t.conf.upper[1] = 4096;
+    t.conf.repeats = 1;
+    t.conf.tolerance = tolerance;
+    t.vars = vars;
+    t.nvar = n;
+    t.points = pts;
+    t.npoints = 4;
+    t.times = tm;
+    t.nodes = &nd;
+    t.nnodes = 1;
+    nd.first_child = -1;
+    nd.winner = -1;
+    for (k = 0; k < 4; ++k) {
+        pts[k].x[0] = k & 1 ? 4096 : 16;
+        pts[k].x[1] = k & 2 ? 4096 : 16;
+        nd.corner[k] = k;
+        for (v = 0; v < n; ++v) {
+            tm[(k * n + v) * 2] = times[k * n + v] >= 0 ? times[k * n + v] : _SKEL_T_UNMEASURED;
+            tm[(k * n + v) * 2 + 1] = 0;
+        }
+    }
+    for (k = 0; k < 4; ++k) pts[k].winner = _skel_point_winner(&t, k);
+    for (k = 0; k < 2; ++k) { nd.lo[k] = 16; nd.hi[k] = 4096; }
+    if (indexed) { _skel_interp_cands(&t, &nd); t.parts = 1; }
+    return _skel_tree_pick(&t, x);
 }
 
 /* A 2-D lookup remembered: rows and cols below 2^26 each, the variant + 1
@@ -14064,11 +14207,14 @@ static int _skel_regions(const _skel_tree *t, _skel_region *out)
 
 /* The variants that win somewhere in 2-D open leaf nd, for lookups to
    interpolate only those: the winners on a 5 x 5 grid of the leaf, log
-   spaced; where more than 4 win, the 4 that win most of the grid. */
+   spaced (a split family as one: _skel_family_head); where more than 4
+   win, the 4 that win most of the grid. */
 static void _skel_interp_cands(const _skel_tree *t, _skel_pnode *nd)
 {
     int cnt[_SKEL_MAX_PVARS], i, j, k, v, d;
     uint64_t x[2];
+    _skel_corner_splits cs;
+    _skel_corner_splits_of(t, nd, &cs);
     memset(cnt, 0, sizeof cnt);
     for (i = 0; i < 5; ++i)
         for (j = 0; j < 5; ++j) {
@@ -14078,7 +14224,7 @@ static void _skel_interp_cands(const _skel_tree *t, _skel_pnode *nd)
                 if (x[d] < nd->lo[d]) x[d] = nd->lo[d];
                 if (x[d] > nd->hi[d]) x[d] = nd->hi[d];
             }
-            if ((v = _skel_interp_pick(t, nd, NULL, x)) >= 0) cnt[v]++;
+            if ((v = _skel_family_head(t, &cs, _skel_interp_pick(t, nd, NULL, x))) >= 0) cnt[v]++;   /* a family counts once */
         }
     for (k = 0; k < 4; ++k) {
         int b = -1;

@@ -1454,3 +1454,36 @@ SKEL_TEST(tuner_split_wins_only_by_more_than_twice_the_tolerance)
     tv[0] = tv[1] = tv[2] = -1;
     ST_EQ_INT(_skel_test_tie_break(4, be, th, np, tv, 0.03), 3);
 }
+
+/* In a 2-D open leaf each corner's split (made for that corner, measured
+   only there) stands for its family at the other corners: a leaf whose
+   four corners all have a split 20% ahead of pool/16 answers the split
+   made for the corner that weighs most at the point (before, each split
+   counted twice the best at the three other corners and the leaf
+   answered pool/16: moment on the H100 machine).  A split over other
+   places (OpenCL) is no kin of the CUDA ones; splits only 5% ahead lose
+   to the single place (_skel_split_margin). */
+int _skel_test_interp_pick(int n, const char *const *backend, const int *threads, const char *const *gpu,
+                           const double *times, const size_t *x, double tolerance, int indexed);
+SKEL_TEST(tuner_2d_split_family_stands_in_at_corners_it_was_not_made_for)
+{
+    const char *const be[7] = { "pool", "cuda", "split", "split", "split", "split", "split" };
+    const char *const gpu[7] = { NULL, NULL, "cuda", "cuda", "cuda", "cuda", "opencl" };
+    const int th[7] = { 16, 0, 16, 16, 16, 16, 16 };
+    /* corner k's times: pool/16, cuda, then the split made at corner 0, 1, 2, 3; an OpenCL split at corner 0 */
+    double tm[4][7] = { { 10, 12, 8, -1, -1, -1, 7.5 }, { 100, 110, -1, 80, -1, -1, -1 },
+                        { 100, 110, -1, -1, 80, -1, -1 }, { 1000, 1000, -1, -1, -1, 800, -1 } };
+    static const size_t at[5][2] = { { 20, 20 }, { 4000, 20 }, { 20, 4000 }, { 4000, 4000 }, { 3000, 1000 } };
+    static const int want[5] = { 6, 3, 4, 5, 3 };       /* at (20, 20) the OpenCL split, fastest at corner 0 */
+    int i, k, indexed;
+    for (indexed = 0; indexed < 2; ++indexed) {
+        for (i = 0; i < 5; ++i) {
+            int got = _skel_test_interp_pick(7, be, th, gpu, &tm[0][0], at[i], 0.03, indexed);
+            if (got != want[i]) ST_FAIL("indexed %d: at %zu x %zu variant %d, not %d", indexed, at[i][0], at[i][1], got, want[i]);
+        }
+        for (k = 0; k < 4; ++k) tm[k][2 + k] = tm[k][0] * 0.95;         /* splits 5% ahead: pool/16 */
+        tm[0][6] = -1;
+        for (i = 0; i < 5; ++i) ST_EQ_INT(_skel_test_interp_pick(7, be, th, gpu, &tm[0][0], at[i], 0.03, indexed), 0);
+        tm[0][2] = 8; tm[1][3] = 80; tm[2][4] = 80; tm[3][5] = 800; tm[0][6] = 7.5;
+    }
+}
