@@ -1152,7 +1152,7 @@ SKEL_TEST(tasks_deferred_placement_places_every_call_once)
 }
 
 /* A chain's first call is placed as soon as the calls after it fill the
-   lookahead (16 by default), without a wait or the pause. */
+   lookahead (64 by default), without a wait or the pause. */
 SKEL_TEST(tasks_deferred_call_is_placed_once_its_lookahead_is_full)
 {
     skel_vec *x = uvec(512, 4), *y;
@@ -1162,15 +1162,15 @@ SKEL_TEST(tasks_deferred_call_is_placed_once_its_lookahead_is_full)
     ST_OK(skel_vec_new(&y, SKEL_UINT32, 512));
     sched_defer(1000000);
     skel_sched_stats_reset();
-    for (k = 0; k < 16; ++k) ST_OK(skel_submit(tk_mulu, &(skel_call){ .in = { k % 2 ? y : x }, .out = k % 2 ? x : y }));
+    for (k = 0; k < 64; ++k) ST_OK(skel_submit(tk_mulu, &(skel_call){ .in = { k % 2 ? y : x }, .out = k % 2 ? x : y }));
     skel_sched_stats_get(&st);
-    ST_EQ_UINT(st.deferred, 0);         /* 15 follow the first */
+    ST_EQ_UINT(st.deferred, 0);         /* 63 follow the first */
     ST_OK(skel_submit(tk_mulu, &(skel_call){ .in = { x }, .out = y }));
     skel_sched_stats_get(&st);
-    ST_EQ_UINT(st.deferred, 1);         /* 16: placed */
+    ST_EQ_UINT(st.deferred, 1);         /* 64: placed */
     ST_OK(skel_wait_all());
     skel_sched_stats_get(&st);
-    ST_EQ_UINT(st.tasks, 17);
+    ST_EQ_UINT(st.tasks, 65);
     ST_OK(skel_sched_set(NULL));
     skel_free(x); skel_free(y);
 }
