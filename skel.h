@@ -15870,6 +15870,10 @@ typedef struct _skel_tnode {
     uint64_t fp[2];             /* its footprint (context point or size) */
     double pred, work, xf;      /* predicted seconds at place; charged to its load (pred * width
                                    + xf); seconds of its inputs' copies there (dmda) */
+    double ahead[_SKEL_RT_MAXP];    /* rt mu: its predicted seconds x width at each place, as dmda's
+                                       lookahead first asked (_skel_rt_ahead_work; bit p of has_ahead) */
+    double ahead_longest[_SKEL_RT_MAXP];    /* the same, seconds alone */
+    unsigned has_ahead, walk;   /* rt mu: walk: the lookahead walk that last counted it */
     size_t bytes;               /* size of this node, captures included */
     skel_task_desc ut;          /* a user task */
     skel_call call;             /* its operands; captured scalars point into cap */
@@ -16038,6 +16042,7 @@ static struct {               /* what every submission and finish touches first,
     const _skel_policy *pol;    /* mu */
     double alpha, beta;         /* mu */
     int lookahead;              /* mu: dmda's successors counted (0: greedy) */
+    unsigned walks;             /* mu: lookahead walks so far (_skel_tnode.walk) */
     double hold;                /* mu: dmda's defer_us in seconds (0: ready submissions placed at once) */
     _skel_tqueue unplaced;      /* mu: ready submissions not placed yet, oldest first (_skel_rt_hold) */
     double unplaced_since;      /* mu: when the oldest of them was held */
@@ -16558,6 +16563,31 @@ static double _skel_rt_home(const _skel_tnode *t, int p)
     return total;
 }
 
+/* s's predicted work at place p for dmda's lookahead (s->ahead[p]:
+   seconds x the CPU threads it takes; ahead_longest[p]: seconds), asked
+   once per node and place: a chain's call is in the lookahead of the 64
+   calls before it, and asking the plan or model each time (and saving
+   and restoring the variant it sets) made an 80-call chain of tiny calls
+   1.8 times slower with 64 than with 16 (development VM, host + PoCL).
+   0: no prediction at p yet (asked again next time). */
+static int _skel_rt_ahead_work(_skel_tnode *s, int p)
+{
+    _skel_variant v;
+    int width, plan;
+    double pr;
+    if (s->has_ahead & (1u << p)) return 1;
+    v = s->v;                       /* not queued yet: its push sets these again */
+    width = s->width;
+    pr = _skel_rt_predict(s, p, &plan);
+    s->ahead[p] = pr * (s->width > 0 ? s->width : 1);
+    s->ahead_longest[p] = pr;
+    s->v = v;
+    s->width = width;
+    if (pr < 0) return 0;
+    s->has_ahead |= 1u << p;
+    return 1;
+}
+
 /* The predicted time at place p of the calls and tasks that follow t
    (its successors, theirs, ..: breadth first, at most _skel_rt.lookahead
    of them), were they to run there after it, where their data would then
@@ -16569,27 +16599,22 @@ static double _skel_rt_home(const _skel_tnode *t, int p)
 static double _skel_dmda_ahead(_skel_tnode *t, int p)
 {
     _skel_tnode *seen[65];
-    int n = 1, lo = 0, i, k, j, plan, width;
+    int n = 1, lo = 0, i, k;
+    unsigned walk = ++_skel_rt.walks;
     double sum = t->nsucc ? 0 : _skel_rt_home(t, p);
     seen[0] = t;
+    t->walk = walk;
     while (lo < n && n <= _skel_rt.lookahead) {
         int hi = n;
         double longest = 0, work = 0;
         for (i = lo; i < hi; ++i)
             for (k = 0; k < seen[i]->nsucc && n <= _skel_rt.lookahead; ++k) {
                 _skel_tnode *s = seen[i]->succ[k];
-                _skel_variant v = s->v;     /* not queued yet: its push sets these again */
-                double pr;
-                for (j = 0; j < n && seen[j] != s; ++j) {}
-                if (j < n) continue;
-                if (!_skel_rt_can_run(s, p)) return -1;
-                width = s->width;
-                pr = _skel_rt_predict(s, p, &plan);
-                work += pr * (s->width > 0 ? s->width : 1);
-                s->v = v;
-                s->width = width;
-                if (pr < 0) return -1;
-                if (pr > longest) longest = pr;
+                if (s->walk == walk) continue;
+                s->walk = walk;
+                if (!_skel_rt_can_run(s, p) || !_skel_rt_ahead_work(s, p)) return -1;
+                work += s->ahead[p];
+                if (s->ahead_longest[p] > longest) longest = s->ahead_longest[p];
                 if (!s->nsucc) sum += _skel_rt_home(s, p);
                 seen[n++] = s;
             }
@@ -16826,16 +16851,19 @@ static int _skel_rt_hold(_skel_tnode *t)
 
 /* The calls that follow t fill dmda's lookahead (mu held): waiting longer
    cannot change where it goes. */
-static int _skel_rt_sees_all(const _skel_tnode *t)
+static int _skel_rt_sees_all(_skel_tnode *t)
 {
-    const _skel_tnode *seen[65];
-    int n = 1, lo = 0, k, j;
+    _skel_tnode *seen[65];
+    int n = 1, lo = 0, k;
+    unsigned walk = ++_skel_rt.walks;
     seen[0] = t;
+    t->walk = walk;
     for (; lo < n && n <= _skel_rt.lookahead; ++lo)
-        for (k = 0; k < seen[lo]->nsucc && n <= _skel_rt.lookahead; ++k) {
-            for (j = 0; j < n && seen[j] != seen[lo]->succ[k]; ++j) {}
-            if (j == n) seen[n++] = seen[lo]->succ[k];
-        }
+        for (k = 0; k < seen[lo]->nsucc && n <= _skel_rt.lookahead; ++k)
+            if (seen[lo]->succ[k]->walk != walk) {
+                seen[n] = seen[lo]->succ[k];
+                seen[n++]->walk = walk;
+            }
     return n > _skel_rt.lookahead;
 }
 
@@ -17418,7 +17446,7 @@ static _skel_tnode *_skel_tnode_copy(const _skel_tnode *t)
                            c->call.f = (const unsigned char *)t->call.f + d
     _SKEL_RELOC(uniform); _SKEL_RELOC(edge_value); _SKEL_RELOC(init); _SKEL_RELOC(weights);
 #undef _SKEL_RELOC
-    c->succ = succ; c->capsucc = cap; c->nsucc = 0; c->why = NULL;
+    c->succ = succ; c->capsucc = cap; c->nsucc = 0; c->why = NULL; c->has_ahead = 0;
     return c;
 }
 
