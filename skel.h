@@ -805,7 +805,13 @@
          the variant with the least T(r) interpolated bilinearly in rows and
          cols from its corners (exact for costs a + b*rows + c*cols +
          d*rows*cols; a variant not measured at a corner counts twice the
-         best there): a crossover at rows*cols = k runs diagonally through a
+         best there, except a split: each point's split is made for it and
+         measured only there, so at a corner it was not made for a split
+         takes the time of the split over the same places that was made
+         there, and the answer is the one made for the corner that weighs
+         most at the point; before, moment's leaves with a split 13-38%
+         ahead of pool/16 at all four corners answered pool/16 on the H100
+         machine): a crossover at rows*cols = k runs diagonally through a
          leaf, which seed 000's nearest corner cuts at the middle (0.2.0
          did; at 377 x 28 of a dilation on the H100 machine it answered
          the winner at 256 x 16, 2.1 times slower than CUDA).  A 1-D open
