@@ -986,8 +986,8 @@
                 (the splits over the same places made at the other
                 corners), and the one made for the nearest-weighing corner
                 answers; dmda looks ahead 64 calls by default (was 16),
-                each node's predicted work asked once (an 80-call chain of
-                tiny calls on host + PoCL: 0.65-0.68 ms, was 0.80 with 16).
+                each node's predicted work asked once (bench_tasks_chain,
+                host + PoCL: 64 costs 0.3 us a call over 16, was 1.3-1.9).
               - MapPairs splits by rows of its result, MapPairsReduce by its
                 outputs (rows, or columns with SKEL_COLS), MapOverlap3D by
                 planes with dD halo planes; they ran whole on one place.
@@ -16580,7 +16580,8 @@ static double _skel_rt_home(const _skel_tnode *t, int p)
    once per node and place: a chain's call is in the lookahead of the 64
    calls before it, and asking the plan or model each time (and saving
    and restoring the variant it sets) made an 80-call chain of tiny calls
-   1.8 times slower with 64 than with 16 (development VM, host + PoCL).
+   1.3-1.5 times slower with 64 than with 16 (bench/tasks_chain.c, VM,
+   host + PoCL; now 1.1 times).
    0: no prediction at p yet (asked again next time). */
 static int _skel_rt_ahead_work(_skel_tnode *s, int p)
 {
