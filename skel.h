@@ -11296,10 +11296,11 @@ static double _skel_interp_time(const _skel_tree *t, const _skel_pnode *nd, cons
     int k, w;
     for (k = 0; k < 4; ++k) {
         int p = nd->corner[k], b = t->points[p].winner;
-        double r0 = t->times[((size_t)p * (size_t)t->nvar + (size_t)v) * 2];
-        double tv = r0 >= 0 ? _skel_tree_time(t, p, v)
-                  : r0 == _SKEL_T_UNMEASURED && t->vars[v].nparts && (w = _skel_kin_at(t, cs, k, p, v)) >= 0 ? _skel_tree_time(t, p, w)
-                  : b >= 0 && r0 == _SKEL_T_UNMEASURED ? 2 * _skel_tree_time(t, p, b) : -1;
+        double r0 = t->times[((size_t)p * (size_t)t->nvar + (size_t)v) * 2], tv = -1;
+        if (r0 >= 0) tv = _skel_tree_time(t, p, v);
+        else if (r0 == _SKEL_T_UNMEASURED && t->vars[v].nparts && (w = _skel_kin_at(t, cs, k, p, v)) >= 0)
+            tv = _skel_tree_time(t, p, w);          /* its family member made for this corner */
+        else if (r0 == _SKEL_T_UNMEASURED && b >= 0) tv = 2 * _skel_tree_time(t, p, b);
         if (tv < 0) return -1;
         s += tv * _skel_corner_weight(t, nd, x, k);
     }
@@ -11315,7 +11316,10 @@ static int _skel_family_pick(const _skel_tree *t, const _skel_pnode *nd, const _
     double bw = -1, cw;
     if (v < 0 || !t->vars[v].nparts) return v;
     for (k = 0; k < 4; ++k)
-        if ((w = _skel_kin_at(t, cs, k, nd->corner[k], v)) >= 0 && (cw = _skel_corner_weight(t, nd, x, k)) > bw) { best = w; bw = cw; }
+        if ((w = _skel_kin_at(t, cs, k, nd->corner[k], v)) >= 0 && (cw = _skel_corner_weight(t, nd, x, k)) > bw) {
+            best = w;
+            bw = cw;
+        }
     return best;
 }
 
@@ -14238,7 +14242,8 @@ static void _skel_interp_cands(const _skel_tree *t, _skel_pnode *nd)
                 if (x[d] < nd->lo[d]) x[d] = nd->lo[d];
                 if (x[d] > nd->hi[d]) x[d] = nd->hi[d];
             }
-            if ((v = _skel_family_head(t, &cs, _skel_interp_pick(t, nd, NULL, x))) >= 0) cnt[v]++;   /* a family counts once */
+            v = _skel_family_head(t, &cs, _skel_interp_pick(t, nd, NULL, x));   /* a family counts once */
+            if (v >= 0) cnt[v]++;
         }
     for (k = 0; k < 4; ++k) {
         int b = -1;
