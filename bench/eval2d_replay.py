@@ -17,26 +17,24 @@ forced variant's by the run's noise.
     python3 bench/eval2d_replay.py SECTION.txt
 """
 import re, sys
-txt=open(sys.argv[1]).read().split('\n')
-pts={}; nodes=[]; evals=[]
-for l in txt:
-    m=re.match(r'^  p(\d+) (\d+) x (\d+) \[.*?\]:  (.*)$',l)
+NUM = r'([0-9.]+(?:e[+-]?\d+)?)'
+pts = {}; nodes = []; evals = []
+for l in open(sys.argv[1]).read().split('\n'):
+    m = re.match(r'^  p(\d+) (\d+) x (\d+) \[.*?\]:  (.*)$', l)        # a tuning point: name R+F ...
     if m:
-        toks=re.findall(r'(split\[[^\]]*\]|\S+) ([0-9.]+(?:e[+-]?\d+)?)\+([0-9.]+(?:e[+-]?\d+)?)(\*?)',m.group(4))
-        pts[int(m.group(1))]=dict(x=(int(m.group(2)),int(m.group(3))),t={n:float(r)+float(f) for n,r,f,s in toks},w=[n for n,r,f,s in toks if s][0] if any(s for *_,s in toks) else None)
+        toks = re.findall(r'(split\[[^\]]*\]|\S+) ' + NUM + r'\+' + NUM, m.group(4))
+        pts[int(m.group(1))] = dict(x=(int(m.group(2)), int(m.group(3))), t={n: float(r) + float(f) for n, r, f in toks})
         continue
-    if True:
-        m2=re.match(r'^\s+#(\d+) \[(\d+), (\d+)\] x \[(\d+), (\d+)\] corners (.*) -> (.*)$',l)
-        if m2:
-            cs=re.findall(r'p(\d+):',m2.group(6))
-            kind=m2.group(7)
-            nodes.append(dict(lo=(int(m2.group(2)),int(m2.group(4))),hi=(int(m2.group(3)),int(m2.group(5))),c=[int(c) for c in cs],kind=kind))
-        continue
-for l in txt:
-    m=re.match(r'^(\d+) x (\d+) \(plan: ([^)]*)\): tuned ([0-9.e+-]+) (.*)$',l)
+    m = re.match(r'^\s+#(\d+) \[(\d+), (\d+)\] x \[(\d+), (\d+)\] corners (.*) -> (.*)$', l)   # a tree node
     if m:
-        toks=re.findall(r'(split\[.{25}|[\w/]+) ([0-9.]+(?:e[+-]?\d+)?)(?:\(dropped\))?',m.group(5))
-        evals.append(dict(x=(int(m.group(1)),int(m.group(2))),plan=m.group(3),tuned=float(m.group(4)),t=[(n,float(v)) for n,v in toks]))
+        nodes.append(dict(lo=(int(m.group(2)), int(m.group(4))), hi=(int(m.group(3)), int(m.group(5))),
+                          c=[int(c) for c in re.findall(r'p(\d+):', m.group(6))], kind=m.group(7)))
+        continue
+    m = re.match(r'^(\d+) x (\d+) \(plan: ([^)]*)\): tuned ([0-9.e+-]+) (.*)$', l)   # an evaluation point
+    if m:   # (split names there are cut to 31 characters)
+        toks = re.findall(r'(split\[.{25}|[\w/]+) ' + NUM + r'(?:\(dropped\))?', m.group(5))
+        evals.append(dict(x=(int(m.group(1)), int(m.group(2))), plan=m.group(3), tuned=float(m.group(4)),
+                          t=[(n, float(v)) for n, v in toks]))
 def issplit(n): return n.startswith('split[')
 def parts(n):
     ps=n[6:-1].split('|'); out=[]
