@@ -11325,14 +11325,16 @@ static int _skel_family_pick(const _skel_tree *t, const _skel_pnode *nd, const _
 
 /* The least interpolated T(r) at x in 2-D open leaf nd among the variants
    cand[0..] (-1 ends; NULL: all but splits measured at none of its
-   corners: a corner's member stands for its family).  -1: none can run
-   there. */
-static int _skel_interp_pick(const _skel_tree *t, const _skel_pnode *nd, const int *cand, const uint64_t *x)
+   corners: a corner's member stands for its family); given: nd's
+   _skel_corner_splits_of, or NULL.  -1: none can run there. */
+static int _skel_interp_pick(const _skel_tree *t, const _skel_pnode *nd, const int *cand, const _skel_corner_splits *given,
+                             const uint64_t *x)
 {
     int i, k, v, best = -1;
     double tv[_SKEL_MAX_PVARS];
-    _skel_corner_splits cs;
-    _skel_corner_splits_of(t, nd, &cs);
+    _skel_corner_splits own;
+    const _skel_corner_splits *cs = given ? given : &own;
+    if (!given) _skel_corner_splits_of(t, nd, &own);
     for (v = 0; v < t->nvar; ++v) tv[v] = -1;
     for (i = 0; cand ? i < 4 && cand[i] >= 0 : i < t->nvar; ++i) {
         v = cand ? cand[i] : i;
@@ -11340,9 +11342,9 @@ static int _skel_interp_pick(const _skel_tree *t, const _skel_pnode *nd, const i
             for (k = 0; k < 4 && _skel_tree_time(t, nd->corner[k], v) < 0; ++k) {}
             if (k == 4) continue;
         }
-        if ((tv[v] = _skel_interp_time(t, nd, &cs, v, x)) >= 0 && (best < 0 || tv[v] < tv[best])) best = v;
+        if ((tv[v] = _skel_interp_time(t, nd, cs, v, x)) >= 0 && (best < 0 || tv[v] < tv[best])) best = v;
     }
-    return _skel_family_pick(t, nd, &cs, _skel_tie_break(t, best, tv), x);
+    return _skel_family_pick(t, nd, cs, _skel_tie_break(t, best, tv), x);
 }
 
 /* The variant for x: a closed leaf's winner; in a 2-D open leaf the least
@@ -11363,7 +11365,7 @@ static int _skel_tree_pick(const _skel_tree *t, const size_t *point)
     }
     nd = &t->nodes[_skel_tree_leaf(t, x)];
     if (nd->closed) return nd->winner;
-    if (t->conf.dims == 2 && (v = _skel_interp_pick(t, nd, t->parts ? nd->part : NULL, x)) >= 0) return v;
+    if (t->conf.dims == 2 && (v = _skel_interp_pick(t, nd, t->parts ? nd->part : NULL, NULL, x)) >= 0) return v;
     for (d = 0; d < t->conf.dims; ++d)
         if ((double)x[d] * (double)x[d] > (double)nd->lo[d] * (double)nd->hi[d]) k |= 1 << d;
     v = t->parts ? nd->part[k] : _skel_open_pick(t, nd, k);
@@ -14242,7 +14244,7 @@ static void _skel_interp_cands(const _skel_tree *t, _skel_pnode *nd)
                 if (x[d] < nd->lo[d]) x[d] = nd->lo[d];
                 if (x[d] > nd->hi[d]) x[d] = nd->hi[d];
             }
-            v = _skel_family_head(t, &cs, _skel_interp_pick(t, nd, NULL, x));   /* a family counts once */
+            v = _skel_family_head(t, &cs, _skel_interp_pick(t, nd, NULL, &cs, x));   /* a family counts once */
             if (v >= 0) cnt[v]++;
         }
     for (k = 0; k < 4; ++k) {
