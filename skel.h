@@ -1820,6 +1820,7 @@ void _skel_pool_reserve(int n);
 int _skel_pool_step_aside(int cpu);
 int _skel_pool_sleepers_avoiding(void);
 unsigned _skel_pool_wakes(int k);
+int _skel_pool_asleep(void);
 
 enum { SKEL_KIND_MAP = 1, SKEL_KIND_REDUCE, SKEL_KIND_MAPREDUCE, SKEL_KIND_SCAN,
        SKEL_KIND_OVERLAP, SKEL_KIND_OVERLAP2D, SKEL_KIND_MAPARRAY, SKEL_KIND_MAPPAIRS,
@@ -4170,6 +4171,9 @@ unsigned _skel_pool_wakes(int k)
     return n;
 }
 
+/* For tests: how many workers sleep now. */
+int _skel_pool_asleep(void) { return __atomic_load_n(&_skel_pool.sleepers, __ATOMIC_ACQUIRE); }
+
 /* For tests: how many sleeping workers leave a CPU out of their affinity
    (_skel_pool_avoid), or -1 if a sleeping worker's affinity is not what
    its record says (its own, or that less the CPU it avoids). */
@@ -4363,6 +4367,7 @@ int _skel_pool_threads(void) { return 0; }
 int _skel_pool_step_aside(int cpu) { (void)cpu; return 0; }
 int _skel_pool_sleepers_avoiding(void) { return 0; }
 unsigned _skel_pool_wakes(int k) { (void)k; return 0; }
+int _skel_pool_asleep(void) { return 0; }
 #endif
 
 /* ---------------------------------------------------------------------

@@ -541,7 +541,9 @@ SKEL_TEST(pool_wake_chain_goes_on_after_a_short_call_has_ended)
     _skel_pool_for(6, 6, 6, slow_body, NULL);       /* 5 workers start and help (2 ms a chunk) */
     n = _skel_pool_threads();
     ST_EQ_INT(n, 5);
-    nap_ms(20);                                     /* all asleep */
+    for (waited = 0; waited < 2000 && _skel_pool_asleep() < n; ++waited) nap_ms(1);   /* all asleep (a loaded
+                                                       machine runs their spins late: 20 ms was not always enough) */
+    ST_EQ_INT(_skel_pool_asleep(), n);
     for (k = 0; k < n; ++k) before[k] = _skel_pool_wakes(k);
     _skel_pool_for(6, 6, 6, quick_body, NULL);      /* over on this thread before any worker wakes */
     for (waited = 0; waited < 2000 && woke < n; ++waited) {
