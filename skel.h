@@ -1821,6 +1821,7 @@ int _skel_pool_step_aside(int cpu);
 int _skel_pool_sleepers_avoiding(void);
 unsigned _skel_pool_wakes(int k);
 int _skel_pool_asleep(void);
+void _skel_pool_pass_wake(void);
 
 enum { SKEL_KIND_MAP = 1, SKEL_KIND_REDUCE, SKEL_KIND_MAPREDUCE, SKEL_KIND_SCAN,
        SKEL_KIND_OVERLAP, SKEL_KIND_OVERLAP2D, SKEL_KIND_MAPARRAY, SKEL_KIND_MAPPAIRS,
@@ -4185,6 +4186,9 @@ unsigned _skel_pool_wakes(int k)
 /* For tests: how many workers sleep now. */
 int _skel_pool_asleep(void) { return __atomic_load_n(&_skel_pool.sleepers, __ATOMIC_ACQUIRE); }
 
+/* For tests: pass one wake-up on, as a woken worker does. */
+void _skel_pool_pass_wake(void) { _skel_pool_signal(1); }
+
 /* For tests: how many sleeping workers leave a CPU out of their affinity
    (_skel_pool_avoid), or -1 if a sleeping worker's affinity is not what
    its record says (its own, or that less the CPU it avoids). */
@@ -4379,6 +4383,7 @@ int _skel_pool_step_aside(int cpu) { (void)cpu; return 0; }
 int _skel_pool_sleepers_avoiding(void) { return 0; }
 unsigned _skel_pool_wakes(int k) { (void)k; return 0; }
 int _skel_pool_asleep(void) { return 0; }
+void _skel_pool_pass_wake(void) {}
 #endif
 
 /* ---------------------------------------------------------------------

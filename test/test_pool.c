@@ -555,6 +555,49 @@ SKEL_TEST(pool_wake_chain_goes_on_after_a_short_call_has_ended)
     _skel_pool_stop();
 }
 
+/* A wake-up passed on goes to a worker that slept before the last
+   publication, not to one that woke for it and slept again (on a loaded
+   machine the chain woke such a worker twice and never reached the last
+   sleeper).  Deterministic: a call that wants one helper wakes one
+   worker; once it sleeps again, a wake-up passed on must go elsewhere. */
+static int wait_asleep(int n)
+{
+    int waited;
+    for (waited = 0; waited < 2000 && _skel_pool_asleep() < n; ++waited) nap_ms(1);
+    return _skel_pool_asleep();
+}
+
+static int woken_since(const unsigned *before, int n, int *which)
+{
+    int k, woke = 0;
+    for (k = 0; k < n; ++k)
+        if (_skel_pool_wakes(k) > before[k]) { ++woke; *which = k; }
+    return woke;
+}
+
+SKEL_TEST(pool_wake_passed_on_skips_a_worker_that_already_woke_for_the_call)
+{
+    unsigned before[8];
+    int k, n, first = -1, second = -1, waited;
+    _skel_pool_stop();
+    _skel_pool_for(6, 6, 6, slow_body, NULL);       /* 5 workers start */
+    n = _skel_pool_threads();
+    ST_EQ_INT(n, 5);
+    ST_EQ_INT(wait_asleep(n), n);
+    for (k = 0; k < n; ++k) before[k] = _skel_pool_wakes(k);
+    _skel_pool_for(2, 2, 2, quick_body, NULL);      /* wants one helper: one wake-up, no chain */
+    for (waited = 0; waited < 2000 && woken_since(before, n, &first) < 1; ++waited) nap_ms(1);
+    ST_EQ_INT(woken_since(before, n, &first), 1);
+    ST_EQ_INT(wait_asleep(n), n);                   /* it slept again, having seen the call */
+    for (k = 0; k < n; ++k) before[k] = _skel_pool_wakes(k);
+    _skel_pool_pass_wake();
+    for (waited = 0; waited < 2000 && woken_since(before, n, &second) < 1; ++waited) nap_ms(1);
+    st_context("worker %d woke for the call, then worker %d", first, second);
+    ST_EQ_INT(woken_since(before, n, &second), 1);
+    ST_CHECK(second != first);
+    _skel_pool_stop();
+}
+
 /* ---- the pool as a tuner choice ---- */
 typedef struct seen { int pool[64], omp, seq; } seen;
 static double record_cost(const skel_variant *v, const size_t *point, double *once, void *user)
