@@ -8,6 +8,8 @@ OMP     ?= -fopenmp
 LIBS    := -ldl -lpthread -lm
 CFLAGS_ALL = $(OPT) $(WARN) $(OMP) -I. $(CFLAGS)
 BUILD   ?= build
+# test, test-asan: processes at once, each running every SHARDS-th test (test/shards.sh)
+SHARDS  ?= 1
 HEADERS := skel.h skel_cuda.h skel_cl.h
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -67,7 +69,7 @@ $(BUILD)/tsan/skel_tests: $(TEST_SRC) test/skel_test.h $(HEADERS)
 	$(CC) -O1 -g -fsanitize=thread -fno-omit-frame-pointer $(WARN) -I. $(CFLAGS) $(TEST_SRC) -o $@ $(LIBS)
 
 test: $(TOOLS) $(BUILD)/skel_tests              ## build and run the tests
-	$(BUILD)/skel_tests
+	sh test/shards.sh $(SHARDS) $(BUILD)/skel_tests
 # intercept_tls_get_addr=0: up to GCC 13 / LLVM 16 the sanitizer runtime's
 # __tls_get_addr interceptor takes a dynamic TLS block (OpenMP's, PoCL's) that a
 # malloc happens to place at offset 16 of a page for a pre-2.25 glibc header and
@@ -75,7 +77,7 @@ test: $(TOOLS) $(BUILD)/skel_tests              ## build and run the tests
 # "Tracer caught signal 11" after every test passed (an intermittent CI failure).
 test-asan: $(TOOLS) $(BUILD)/asan/skel_tests    ## the tests under AddressSanitizer + UBSan
 	ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:intercept_tls_get_addr=0 LSAN_OPTIONS=suppressions=test/lsan.supp:print_suppressions=0 \
-	    $(BUILD)/asan/skel_tests
+	    sh test/shards.sh $(SHARDS) $(BUILD)/asan/skel_tests
 TSAN_TESTS := pool fast_path stream reduce_add_f reduce_cols_f scan_inclusive_f overlap_matrix_cols_f tasks_ place_binding trace_ forms_eight_threads split_
 test-tsan: $(BUILD)/tsan/skel_tests             ## the pool and the concurrency tests under ThreadSanitizer
 	for f in $(TSAN_TESTS); do SKEL_TEST_BACKENDS=seq,pool TSAN_OPTIONS=halt_on_error=1 \

@@ -43,6 +43,10 @@
        SKEL_TEST_BACKENDS=seq,pool   run the per-variant cases only on
                  these backends (the ThreadSanitizer run: OpenMP's runtime
                  is not instrumented)
+       SKEL_TEST_SHARD=i/n   run only every n-th of the tests chosen,
+                 from the i-th (0 <= i < n): n processes with i = 0..n-1
+                 run each test once between them (the NVRTC check runs its
+                 child suite so, one process a CPU)
    The last line of output is "N passed, N failed" (", N skipped" when some
    were skipped); the exit status is 1 when a test failed.
 */
@@ -604,8 +608,8 @@ static int _st_run_one(const _st_test *t)
 
 int st_main(int argc, char **argv)
 {
-    const char *filter = NULL, *env = getenv("SKEL_TEST_VERBOSE");
-    int i, list = 0, passed = 0, failed = 0, skipped = 0;
+    const char *filter = NULL, *env = getenv("SKEL_TEST_VERBOSE"), *shard = getenv("SKEL_TEST_SHARD");
+    int i, list = 0, passed = 0, failed = 0, skipped = 0, chosen = 0, part = 0, parts = 1;
     if (argc > 0 && argv[0]) _st_arg0 = argv[0];
     _st_verbose_flag = env && env[0] && strcmp(env, "0") != 0;
     for (i = 1; i < argc; ++i) {
@@ -620,6 +624,11 @@ int st_main(int argc, char **argv)
         } else if (!filter) filter = argv[i];
         else { fprintf(stderr, "%s: one filter only\n", _st_arg0); return 2; }
     }
+    if (shard && *shard && (sscanf(shard, "%d/%d", &part, &parts) != 2 || parts < 1 || part < 0 || part >= parts)) {
+        fprintf(stderr, "%s: SKEL_TEST_SHARD=%s: want i/n with 0 <= i < n\n", _st_arg0, shard);
+        return 2;
+    }
+    if (shard) unsetenv("SKEL_TEST_SHARD");     /* tests that run this program again run their one test */
     for (i = 0; i < _st_count; ++i) {
         const _st_test *t = &_st_tests[i];
         int match = t->hidden ? filter && strcmp(filter, t->name) == 0
@@ -628,7 +637,7 @@ int st_main(int argc, char **argv)
             if (!t->hidden || match) printf("%s\n", t->name);
             continue;
         }
-        if (!match) continue;
+        if (!match || chosen++ % parts != part) continue;
         switch (_st_run_one(t)) {
         case _ST_PASS: ++passed; break;
         case _ST_FAILED: ++failed; break;
