@@ -590,7 +590,9 @@
        worker the next), off its own path; the chain goes on after a
        short call has ended, so that the next call finds them awake (a
        25 us call over 16 threads found 2-5 workers still asleep and
-       waited up to 35 us for them).  A worker that finds
+       waited up to 35 us for them), and wakes only workers that slept
+       before the call (one woken for it that slept again is not woken
+       twice while another is never woken).  A worker that finds
        itself on the CPU of the thread whose call it joins (the OS puts a
        woken thread there when its own CPU is busy, and leaves it there)
        moves to another CPU: on 2 CPUs with another process on one, the
