@@ -533,40 +533,8 @@ SKEL_TEST(pool_sleeping_workers_avoid_their_wakers_cpu_and_widen_again)
    went on only through workers that joined the call, so after a short
    call most workers still slept and the next call waited for them. */
 static void quick_body(void *ctx, int part, size_t lo, size_t hi) { (void)ctx; (void)part; (void)lo; (void)hi; }
-SKEL_TEST(pool_wake_chain_goes_on_after_a_short_call_has_ended)
-{
-    unsigned before[8];
-    int k, n, woke = 0, waited;
-    _skel_pool_stop();
-    _skel_pool_for(6, 6, 6, slow_body, NULL);       /* 5 workers start and help (2 ms a chunk) */
-    n = _skel_pool_threads();
-    ST_EQ_INT(n, 5);
-    for (waited = 0; waited < 2000 && _skel_pool_asleep() < n; ++waited) nap_ms(1);   /* all asleep (a loaded
-                                                       machine runs their spins late: 20 ms was not always enough) */
-    ST_EQ_INT(_skel_pool_asleep(), n);
-    for (k = 0; k < n; ++k) before[k] = _skel_pool_wakes(k);
-    _skel_pool_for(6, 6, 6, quick_body, NULL);      /* over on this thread before any worker wakes */
-    for (waited = 0; waited < 2000 && woke < n; ++waited) {
-        nap_ms(1);
-        for (woke = 0, k = 0; k < n; ++k) woke += _skel_pool_wakes(k) > before[k];
-    }
-    st_context("%d of %d workers woke in %d ms", woke, n, waited);
-    ST_EQ_INT(woke, n);
-    _skel_pool_stop();
-}
 
-/* A wake-up passed on goes to a worker that slept before the last
-   publication, not to one that woke for it and slept again (on a loaded
-   machine the chain woke such a worker twice and never reached the last
-   sleeper).  Deterministic: a call that wants one helper wakes one
-   worker; once it sleeps again, a wake-up passed on must go elsewhere. */
-static int wait_asleep(int n)
-{
-    int waited;
-    for (waited = 0; waited < 2000 && _skel_pool_asleep() < n; ++waited) nap_ms(1);
-    return _skel_pool_asleep();
-}
-
+/* Workers woken since `before` (their wake counts then); *which: the last. */
 static int woken_since(const unsigned *before, int n, int *which)
 {
     int k, woke = 0;
@@ -575,25 +543,61 @@ static int woken_since(const unsigned *before, int n, int *which)
     return woke;
 }
 
+/* Wait up to 2 s for `want` of them to have woken; how many did. */
+static int wait_woken(const unsigned *before, int n, int want, int *which)
+{
+    int waited;
+    for (waited = 0; waited < 2000 && woken_since(before, n, which) < want; ++waited) nap_ms(1);
+    return woken_since(before, n, which);
+}
+
+/* Wait until the 5 workers sleep (a loaded machine runs their spins
+   late: 20 ms was not always enough); note their wake counts in before[]. */
+static void all_asleep(unsigned *before)
+{
+    int k, waited;
+    for (waited = 0; waited < 2000 && _skel_pool_asleep() < 5; ++waited) nap_ms(1);
+    ST_EQ_INT(_skel_pool_asleep(), 5);
+    for (k = 0; k < 5; ++k) before[k] = _skel_pool_wakes(k);
+}
+
+/* A new pool of 5 workers, all asleep. */
+static void five_asleep(unsigned *before)
+{
+    _skel_pool_stop();
+    _skel_pool_for(6, 6, 6, slow_body, NULL);       /* 5 workers start and help (2 ms a chunk) */
+    ST_EQ_INT(_skel_pool_threads(), 5);
+    all_asleep(before);
+}
+
+SKEL_TEST(pool_wake_chain_goes_on_after_a_short_call_has_ended)
+{
+    unsigned before[5];
+    int last = -1, woke;
+    five_asleep(before);
+    _skel_pool_for(6, 6, 6, quick_body, NULL);      /* over on this thread before any worker wakes */
+    woke = wait_woken(before, 5, 5, &last);
+    st_context("%d of 5 workers woke in 2 s", woke);
+    ST_EQ_INT(woke, 5);
+    _skel_pool_stop();
+}
+
+/* A wake-up passed on goes to a worker that slept before the last
+   publication, not to one that woke for it and slept again (on a loaded
+   machine the chain woke such a worker twice and never reached the last
+   sleeper).  Deterministic: a call that wants one helper wakes one
+   worker; once it sleeps again, a wake-up passed on must go elsewhere. */
 SKEL_TEST(pool_wake_passed_on_skips_a_worker_that_already_woke_for_the_call)
 {
-    unsigned before[8];
-    int k, n, first = -1, second = -1, waited;
-    _skel_pool_stop();
-    _skel_pool_for(6, 6, 6, slow_body, NULL);       /* 5 workers start */
-    n = _skel_pool_threads();
-    ST_EQ_INT(n, 5);
-    ST_EQ_INT(wait_asleep(n), n);
-    for (k = 0; k < n; ++k) before[k] = _skel_pool_wakes(k);
+    unsigned before[5];
+    int first = -1, second = -1;
+    five_asleep(before);
     _skel_pool_for(2, 2, 2, quick_body, NULL);      /* wants one helper: one wake-up, no chain */
-    for (waited = 0; waited < 2000 && woken_since(before, n, &first) < 1; ++waited) nap_ms(1);
-    ST_EQ_INT(woken_since(before, n, &first), 1);
-    ST_EQ_INT(wait_asleep(n), n);                   /* it slept again, having seen the call */
-    for (k = 0; k < n; ++k) before[k] = _skel_pool_wakes(k);
+    ST_EQ_INT(wait_woken(before, 5, 1, &first), 1);
+    all_asleep(before);                             /* it slept again, having seen the call */
     _skel_pool_pass_wake();
-    for (waited = 0; waited < 2000 && woken_since(before, n, &second) < 1; ++waited) nap_ms(1);
+    ST_EQ_INT(wait_woken(before, 5, 1, &second), 1);
     st_context("worker %d woke for the call, then worker %d", first, second);
-    ST_EQ_INT(woken_since(before, n, &second), 1);
     ST_CHECK(second != first);
     _skel_pool_stop();
 }
