@@ -497,11 +497,14 @@
        and it counts bringing the results of the last of them home (the
        host is taken to read what no submitted call follows).  A call
        ready when it is submitted is placed a little later, with the ones
-       submitted after it (skel_sched_desc.defer_us: when submissions
-       pause for 5 us, 50 us after the first waited, when 64 wait, or at
-       once when any thread waits or a farm starts), so that the lookahead
-       sees what follows it (a blur's row pass placed before its column
-       pass existed went to the GPU and paid two copies).
+       submitted after it (skel_sched_desc.defer_us: when submissions,
+       ready or not, pause for 5 us, 320 us after the first waited (as
+       long as 64 take at that pace), once the calls that follow it fill
+       the lookahead, when 64 wait, or at once when any thread waits or a
+       farm starts), so that the lookahead sees what follows it (a blur's
+       row pass placed before its column pass existed went to the GPU and
+       paid two copies; SOR's first sweep, placed while the sweeps that
+       follow it were still coming, ran on the host).
        eager: one queue, any
        worker; ws: a queue per worker, idle workers steal; static: where
        skel_run would run it.  A user task without containers that only
@@ -1713,9 +1716,10 @@ typedef struct skel_sched_desc {
                                    choice adds (default and at most 64; negative: none, greedy) */
     int defer_us;               /* dmda: a call or task ready when submitted waits to be placed
                                    together with the ones submitted after it, until submissions pause
-                                   this long (default 5 us, at most 1 s; 10 times as long at most
-                                   since the first waiting one; 64 at most wait; a wait for any of
-                                   them places them at once); negative: placed at once */
+                                   this long (default 5 us, at most 1 s; any submission counts; 64
+                                   times as long at most since the first waiting one; 64 at most
+                                   wait; a wait for any of them places them at once); negative:
+                                   placed at once */
     int calibrate;              /* samples before a history model is trusted (default 10) */
     const char *model_dir;      /* folder of the models file (default: the plan folder) */
     int nofile;                 /* 1: models are neither loaded nor saved */
@@ -16864,11 +16868,27 @@ static void _skel_rt_place_all(void)
     while (_skel_rt.unplaced.head) _skel_rt_place_one();
 }
 
+/* A submission came while calls wait to be placed (mu held): they are
+   due once submissions pause for hold, and at most lookahead times hold
+   after the oldest was held (as long as the lookahead takes to fill at
+   that pace; 10 times hold placed SOR's first sweep before the 64 that
+   follow it were there).  Every submission counts, not only ready ones:
+   a chain's later calls are not ready, and while they came the first
+   one was placed 5-25 us after it was held, with the few successors
+   there by then (bench_tasks_placement with the H100's models and a
+   transfer weight of 0: SOR's first sweep on the host, 79 of 80 on the
+   device; now 80, its 64 successors seen). */
+static void _skel_rt_push_due(double now)
+{
+    double due = now + _skel_rt.hold, last = _skel_rt.unplaced_since + _skel_rt.lookahead * _skel_rt.hold;
+    _SKEL_STORE(&_skel_rt_sig.place_due, _skel_ns(due < last ? due : last));
+}
+
 /* Ready submission t waits to be placed (mu held): 1; 0 when the policy
    places it now (it does not defer, or only one place can run t). */
 static int _skel_rt_hold(_skel_tnode *t)
 {
-    double now, due;
+    double now;
     int p, first = _skel_rt.unplaced.n == 0;
     if (!_skel_rt.pol->defers || _skel_rt.hold <= 0 || _skel_rt.lookahead <= 0 || _skel_rt_sole_place(t) != -1) return 0;
     now = _skel_now();
@@ -16878,9 +16898,7 @@ static int _skel_rt_hold(_skel_tnode *t)
     _skel_rt.unplaced.tail = t;
     _skel_rt.unplaced.n++;
     if (first) _skel_rt.unplaced_since = now;
-    due = now + _skel_rt.hold;
-    if (due > _skel_rt.unplaced_since + 10 * _skel_rt.hold) due = _skel_rt.unplaced_since + 10 * _skel_rt.hold;
-    _SKEL_STORE(&_skel_rt_sig.place_due, _skel_ns(due));
+    _skel_rt_push_due(now);
     _SKEL_STORE(&_skel_rt_sig.unplaced, _skel_rt.unplaced.n);
     if (_skel_rt.unplaced.n >= _SKEL_RT_UNPLACED) _skel_rt_place_all();
     else if (first) {   /* a placer: one spinning already, else one started, at a place that can run t */
@@ -17509,7 +17527,7 @@ static int _skel_rt_submit_locked(_skel_tnode *t)
     _skel_rt_link(t);
     _SKEL_ADD(&_skel_rt_sig.pending, 1);
     if (t->npred == 0 && !_skel_rt_hold(t)) _skel_rt.pol->push(t, _skel_rt_self);
-    else if (_skel_rt.unplaced.n) _skel_rt_place_seen();
+    else if (_skel_rt.unplaced.n) { _skel_rt_push_due(_skel_now()); _skel_rt_place_seen(); }
     return SKEL_OK;
 }
 

@@ -1,6 +1,7 @@
 /* tasks.c - issue 26's targets for asynchronous calls and the scheduler.
 
    bench_tasks [--gpu PLACE] [--scale S] [--reps R] [--warm W] [--only NAME[,NAME..]] [--no-overhead]
+               [--beta B]   (dmda's weight of transfer time in its fitness; default skel's)
 
    1. Overhead (host only): N empty user tasks submitted and waited for
       (independent, and as one chain on a container), microseconds a task;
@@ -664,12 +665,13 @@ static double run_once(app *a, int pol, uint64_t *bytes, double *worst)
     return t;
 }
 
+static double BETA;     /* --beta: dmda's transfer weight (unset: skel's default; the desc's 0 means that, so 0 is passed as 1e-12) */
 static int set_policy(int pol)
 {
     static_plans(pol == 0);
     int rc = skel_sched_set(&(skel_sched_desc){ .policy = pol >= 3 ? "dmda" : POL[pol], .places = PLACES, .calibrate = 2,
                                                 .lookahead = pol == 3 ? -1 : 0, .defer_us = pol == 4 || pol == 5 ? -1 : 0,
-                                                .nofile = 1 });
+                                                .beta = BETA, .nofile = 1 });
     _skel_dmda_load_copies = pol != 3 && pol != 4;      /* set while nothing runs */
     return rc;
 }
@@ -842,7 +844,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--warm") && i + 1 < argc) warm = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
         else if (!strcmp(argv[i], "--no-overhead")) no_overhead = 1;
-        else { fprintf(stderr, "usage: %s [--gpu PLACE] [--scale S] [--reps R<=15] [--warm W] [--only NAME] [--no-overhead]\n", argv[0]); return 2; }
+        else if (!strcmp(argv[i], "--beta") && i + 1 < argc) { BETA = atof(argv[++i]); if (BETA <= 0) BETA = 1e-12; }
+        else { fprintf(stderr, "usage: %s [--gpu PLACE] [--scale S] [--reps R<=15] [--warm W] [--only NAME] [--no-overhead] [--beta B]\n", argv[0]); return 2; }
     }
     if (reps < 1 || reps > 15) reps = 5;
     setvbuf(stdout, NULL, _IOLBF, 0);

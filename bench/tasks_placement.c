@@ -3,7 +3,7 @@
    machine with a second place (PoCL's OpenCL device will do): a check of
    placement decisions, not of time.
 
-   bench_tasks_placement [BLUR_HOST [SOR_HOST]]
+   bench_tasks_placement [BLUR_HOST [SOR_HOST [BETA]]]   (BETA: dmda's transfer weight, default skel's)
 
    The models are tuned plans from cost functions, in units of this
    machine's measured copy of one operand to the device (c): a blur pass
@@ -75,8 +75,9 @@ int main(int argc, char **argv)
     const char *name[3] = { "before", "at-once", "dmda" };
     skel_vec *x[8], *t[8], *o[8], *a, *b;
     costs cp, cs;
-    double cu;
+    double cu, beta = argc > 3 ? atof(argv[3]) : 0;     /* dmda's transfer weight; 0 here: skel's default */
     int dev = _skel_place_find(DEV), pol, r, i, k;
+    if (argc > 3 && beta <= 0) beta = 1e-12;            /* (the desc's 0 means the default) */
     if (dev < 0) { printf("no %s place here\n", DEV); return 0; }
     for (i = 0; i < 8; ++i)
         if (skel_vec_new(&x[i], SKEL_FLOAT, n) || skel_vec_new(&t[i], SKEL_FLOAT, n) || skel_vec_new(&o[i], SKEL_FLOAT, n)) return 1;
@@ -91,7 +92,7 @@ int main(int argc, char **argv)
     for (pol = 0; pol < 3; ++pol) {
         _skel_dmda_load_copies = pol > 0;
         if (skel_sched_set(&(skel_sched_desc){ .policy = "dmda", .places = "host,opencl", .cpu_workers = 1,
-                                               .defer_us = pol < 2 ? -1 : 0, .nofile = 1 }) != SKEL_OK) return 1;
+                                               .defer_us = pol < 2 ? -1 : 0, .beta = beta, .nofile = 1 }) != SKEL_OK) return 1;
         for (r = 0; r < 3; ++r) {
             for (i = 0; i < 8; ++i) memset(skel_write(x[i]), 0, n * 4);
             skel_wait_all();

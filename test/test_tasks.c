@@ -1175,6 +1175,43 @@ SKEL_TEST(tasks_deferred_call_is_placed_once_its_lookahead_is_full)
     skel_free(x); skel_free(y);
 }
 
+/* Every submission pushes the placement of what waits back by defer_us,
+   not only ready ones: a chain's first call waits while the calls that
+   follow it (none ready) keep coming, and is placed once they pause
+   (before, it was placed defer_us after it came, whatever came since). */
+SKEL_TEST(tasks_deferred_call_waits_while_its_chain_keeps_coming)
+{
+    skel_vec *x = uvec(512, 6), *y;
+    skel_sched_stats st;
+    const uint32_t *p;
+    uint32_t e[512];
+    double t0;
+    int k, j;
+    if (_skel_place_find("opencl") < 0) ST_SKIP("no OpenCL place");
+    ST_OK(skel_vec_new(&y, SKEL_UINT32, 512));
+    p = (const uint32_t *)skel_read(x);
+    ST_CHECK(p != NULL);
+    for (j = 0; p && j < 512; ++j) e[j] = p[j];
+    sched_defer(100000);        /* 100 ms; a submission every 10 ms for 150 ms */
+    skel_sched_stats_reset();
+    for (k = 0, t0 = _skel_now(); k < 15; ++k) {
+        ST_OK(skel_submit(tk_mulu, &(skel_call){ .in = { k % 2 ? y : x }, .out = k % 2 ? x : y }));
+        for (j = 0; j < 512; ++j) e[j] = 3u * e[j] + 1u;
+        while (_skel_now() - t0 < 0.01 * (k + 1)) nap_us(500);
+    }
+    skel_sched_stats_get(&st);
+    ST_EQ_UINT(st.deferred, 0);         /* 150 ms after the first: it still waits */
+    for (t0 = _skel_now(); (skel_sched_stats_get(&st), st.deferred == 0) && _skel_now() - t0 < 5;) nap_us(1000);
+    ST_EQ_UINT(st.deferred, 1);         /* the pause placed it, without a wait */
+    ST_OK(skel_wait_all());
+    p = (const uint32_t *)skel_read(y);  /* 15 calls: the last (k = 14) wrote y */
+    ST_CHECK(p != NULL);
+    for (j = 0; p && j < 512; ++j)
+        if (p[j] != e[j]) { ST_FAIL("element %d: %u, expected %u", j, p[j], e[j]); break; }
+    ST_OK(skel_sched_set(NULL));
+    skel_free(x); skel_free(y);
+}
+
 /* A wait on a call that waits to be placed places it (skel_read,
    skel_wait, skel_wait_all, a farm), with a second's defer_us; and with
    the default, a call nobody waits for is placed and run within the
