@@ -3123,11 +3123,20 @@ double _skel_now(void)
                               the entry and its mark are gone (rebuild it).
    (Not static: a program that uses none of them must still build -Werror.) */
 #define _SKEL_HASH_SEED 0xcbf29ce484222325ULL
-uint64_t _skel_hash(uint64_t h, const void *data, size_t n)
+#define _SKEL_FNV_SEED _SKEL_HASH_SEED
+
+/* FNV-1a, 64 bits, continuing from h: the checksum of skel's binary files. */
+static uint64_t _skel_fnv1a(const void *data, size_t n, uint64_t h)
 {
     const unsigned char *p = (const unsigned char *)data;
     size_t i;
-    for (i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
+    for (i = 0; i < n; ++i) { h ^= p[i]; h *= 0x100000001b3ULL; }
+    return h;
+}
+
+uint64_t _skel_hash(uint64_t h, const void *data, size_t n)
+{
+    h = _skel_fnv1a(data, n, h);
     h ^= h >> 29;  /* FNV's low bits mix poorly */
     return h;
 }
@@ -11947,15 +11956,6 @@ static void _skel_get_str(_skel_rd *r, char *dst, size_t cap)
     r->pos += n;
 }
 
-/* FNV-1a, 64 bits: the plan file checksum. */
-static uint64_t _skel_fnv1a(const void *data, size_t n, uint64_t h)
-{
-    const unsigned char *p = (const unsigned char *)data;
-    size_t i;
-    for (i = 0; i < n; ++i) { h ^= p[i]; h *= 0x100000001b3ULL; }
-    return h;
-}
-#define _SKEL_FNV_SEED 0xcbf29ce484222325ULL
 
 /* skel's binary files (plans, models) share a frame: an 8-byte magic, u32
    version, u32 flags (0), u64 payload bytes, the payload, then u64 FNV-1a
