@@ -1711,7 +1711,9 @@ typedef struct skel_sched_desc {
     const char *places;         /* comma-separated places to use, e.g. "host,cuda" (default:
                                    SKEL_PLACES, else the host and every GPU) */
     int cpu_workers;            /* CPU worker threads (default: the pool's threads less one per GPU) */
-    double alpha, beta;         /* dmda's weights of expected finish and transfer time (1, 1) */
+    double alpha, beta;         /* dmda's weights of expected finish and transfer time (0: the
+                                   defaults, 1 and 1; for no transfer term pass a tiny beta, e.g.
+                                   1e-12: the expected finish already counts the transfer once) */
     int lookahead;              /* dmda: how many of the calls and tasks that follow a ready one its
                                    choice adds (default and at most 64; negative: none, greedy) */
     int defer_us;               /* dmda: a call or task ready when submitted waits to be placed
