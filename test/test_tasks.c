@@ -1017,13 +1017,18 @@ SKEL_TEST(tasks_models_chains_move_each_operand_once)
 /* dmda looks ahead: a chain whose first call's input is on the host, where
    one call is cheaper than copying the input to the device but the whole
    chain is dearer, goes to the device (greedy: every call on the host).
-   The plan's costs come from a model: host calls cost half the input's
-   copy, device calls a hundredth of it. */
+   The plan's costs come from a model: host calls cost 0.9 of the input's
+   copy (one call still stays on the host without the lookahead: the copy
+   and the transfer weight cost 2c there), device calls a hundredth of it.
+   (At half the copy a chain of 20 gains only about 8 copies on the
+   device, little against the noise of link timings on a loaded machine:
+   it went all to the host once in CI's ASan shards run side by side,
+   2026-12-06, not reproduced alone.) */
 static double tk_chain_cost(const skel_variant *v, const size_t *point, double *once, void *user)
 {
     double c = *(const double *)user;
     (void)point; (void)once;
-    return strcmp(v->backend, "opencl") == 0 ? 0.01 * c : 0.5 * c;
+    return strcmp(v->backend, "opencl") == 0 ? 0.01 * c : 0.9 * c;
 }
 
 /* A user task that holds its data until *arg is set: the calls after it
