@@ -606,6 +606,16 @@
        and leave it waiting there for a millisecond (on a 2-vCPU KVM
        guest calls after a 10 ms pause ran 35-43 us instead of 28-29, the
        worker missing for dozens of calls).
+       A pool call that is faster on its calling thread alone runs there:
+       each thread times its call sites (instance, phase, size, width)
+       both ways, keeps the faster, and tries the other again now and
+       then (at most about 6% of the time goes to trying; the same chunks
+       in the same order either way, so results do not change).  Where a
+       pool call's fixed cost is most of its work (2^12-2^16 elements,
+       more with a busy machine) or helpers are late (another process on
+       their cores), pool/w then costs about what seq does instead of
+       more; where threads pay, nothing changes.  SKEL_POOL_ADAPT=0 turns
+       it off.
        A call's fixed cost: a Map, whole Reduce or MapReduce of built-in
        types and no views, on data the host holds (its output on the host
        alone) and no container a task ever named, whose variant runs it
@@ -628,6 +638,9 @@
                              process may use)
        SKEL_PIN=1            pin pool worker k to the (k+1)-th CPU (off by
                              default; needs _GNU_SOURCE on Linux)
+       SKEL_POOL_ADAPT=0     every pool call in parallel (default: a call
+                             site runs on its caller alone while that is
+                             faster, see the pool above)
        SKEL_OMP_THREADS=n    default OpenMP thread count (else OpenMP's; at
                              most SKEL_MAX_THREADS)
        SKEL_PARALLEL_THRESHOLD=n  size from which the default goes parallel
@@ -1828,6 +1841,24 @@ void _skel_pool_reserve(int n);
 int _skel_pool_step_aside(int cpu);
 int _skel_pool_sleepers_avoiding(void);
 unsigned _skel_pool_wakes(int k);
+/* A pool call's site: when it runs on its caller alone (the implementation's
+   "Pool calls that run faster on their caller alone"); fields private. */
+typedef struct _skel_site {
+    const void *who;            /* the instance (NULL: an empty entry) */
+    _skel_body body;            /* the phase */
+    size_t n;
+    int parts, width;
+    unsigned calls[2];          /* calls timed: [0] in parallel, [1] on the caller alone */
+    float times[2][8];          /* the last 8 of each (seconds; a ring) */
+    double par, one;            /* their medians (0: not measured) */
+    double guess;               /* chunks x the caller's seconds a chunk, last parallel call (0: none) */
+    double since;               /* seconds spent the chosen way since the other was tried */
+    double woke;                /* when the workers were woken for a parallel try (0: not) */
+    int way, left;              /* a try: the way (0 parallel, 1 alone), calls of it left */
+} _skel_site;
+int _skel_site_pick(_skel_site *e, double now, int asleep);
+void _skel_site_note(_skel_site *e, int alone, double t, double guess);
+void _skel_pool_site_for(const void *who, int width, int parts, size_t n, _skel_body body, void *ctx);
 int _skel_pool_asleep(void);
 void _skel_pool_pass_wake(void);
 
@@ -4285,17 +4316,20 @@ static void _skel_slot_wait(_skel_slot *s, double spin)
     pthread_mutex_unlock(&_skel_pool_mu);
 }
 
-void _skel_pool_for(int width, int parts, size_t n, _skel_body body, void *ctx)
+/* _skel_pool_for, returning the seconds a chunk took the calling thread
+   (0 when it ran none): chunks x that is what the call would take on its
+   caller alone (_skel_site_note's guess). */
+static double _skel_pool_run(int width, int parts, size_t n, _skel_body body, void *ctx)
 {
     _skel_slot *s;
     unsigned i, st, nst, helpers;
     size_t r, mine;
-    double t0;
+    double t0, per;
     if (width > _SKEL_POOL_MAX) width = _SKEL_POOL_MAX;
     helpers = (unsigned)(width < parts ? width : parts) - 1;
-    if (parts <= 1 || width <= 1) { _skel_pool_inline(parts, n, body, ctx); return; }
+    if (parts <= 1 || width <= 1) { _skel_pool_inline(parts, n, body, ctx); return 0; }
     _skel_pool_start((int)helpers);
-    if (_skel_pool_threads() == 0 || !(s = _skel_slot_take())) { _skel_pool_inline(parts, n, body, ctx); return; }
+    if (_skel_pool_threads() == 0 || !(s = _skel_slot_take())) { _skel_pool_inline(parts, n, body, ctx); return 0; }
     i = (unsigned)(s - _skel_pool.slots);
     s->parts = parts; s->n = n; s->body = body; s->ctx = ctx;
     s->ranges = (int)helpers + 1 < _SKEL_POOL_RANGES ? (int)helpers + 1 : _SKEL_POOL_RANGES;
@@ -4313,13 +4347,20 @@ void _skel_pool_for(int width, int parts, size_t n, _skel_body body, void *ctx)
     _skel_pool_publish((int)helpers);
     t0 = _skel_now();
     mine = _skel_slot_work(s, -1);
-    t0 = mine ? 2 * (_skel_now() - t0) / (double)mine : 0;
+    per = mine ? (_skel_now() - t0) / (double)mine : 0;
+    t0 = 2 * per;
     _skel_slot_wait(s, t0 < 5e-6 ? 5e-6 : t0 > 1e-6 * SKEL_POOL_SPIN_US ? 1e-6 * SKEL_POOL_SPIN_US : t0);
     __atomic_fetch_and(&_skel_pool.active, ~((uint64_t)1 << i), __ATOMIC_RELAXED);
     st = __atomic_load_n(&s->state, __ATOMIC_RELAXED);
     do {    /* close; free it now if no helper is inside */
         nst = _SKEL_SLOT_IN(st) == 0 ? 0u : (st & 1023u) | ((unsigned)_SKEL_SLOT_CLOSED << 20);
     } while (!__atomic_compare_exchange_n(&s->state, &st, nst, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+    return per;
+}
+
+void _skel_pool_for(int width, int parts, size_t n, _skel_body body, void *ctx)
+{
+    (void)_skel_pool_run(width, parts, n, body, ctx);
 }
 
 void _skel_pool_submit(_skel_task *t, int (*fn)(void *), void *arg)
@@ -4376,10 +4417,15 @@ int _skel_task_join(_skel_task *t, double spin)
 }
 
 #else   /* no atomics: every call runs on its caller; tasks run when waited for */
-void _skel_pool_for(int width, int parts, size_t n, _skel_body body, void *ctx)
+static double _skel_pool_run(int width, int parts, size_t n, _skel_body body, void *ctx)
 {
     (void)width;
     _skel_pool_inline(parts, n, body, ctx);
+    return 0;
+}
+void _skel_pool_for(int width, int parts, size_t n, _skel_body body, void *ctx)
+{
+    (void)_skel_pool_run(width, parts, n, body, ctx);
 }
 void _skel_pool_submit(_skel_task *t, int (*fn)(void *), void *arg)
 {
@@ -5770,6 +5816,7 @@ enum { _SKEL_RUN_SEQ = 0, _SKEL_RUN_OMP, _SKEL_RUN_POOL };
 typedef struct _skel_par {
     int how;                    /* _SKEL_RUN_SEQ, _SKEL_RUN_OMP or _SKEL_RUN_POOL */
     int threads;                /* omp: the team; pool: the width (calling thread included) */
+    const void *site;           /* pool: the instance whose call this is (NULL: always in parallel) */
 } _skel_par;
 
 #if _SKEL_OMP
@@ -5802,6 +5849,149 @@ static size_t _skel_parts(const _skel_par *par, size_t n)
     return par->how == _SKEL_RUN_OMP && par->threads > 1 ? (size_t)par->threads : 1;
 }
 
+/* ---------------------------------------------------------------------
+   Pool calls that run faster on their caller alone.  A pool call pays a
+   fixed cost (publishing it, waking a helper, completing, the cache lines
+   that move between cores): about 1.7 us over 2 vCPUs of the development
+   VM, where a dot of 2^16 floats takes 2.8 us on one core, and 4-5 us over
+   16 threads of the H100 host, where calls of 2^12-2^14 take 0.2-2.5 us on
+   one.  A variant of pool/w chosen by a plan for its usual speed, or
+   forced by the user, can then be slower than seq at that size, and the
+   cost changes with the machine's load (another process on a core).
+   So each calling thread keeps, per site (instance, phase, size, chunks,
+   width; a small table, replaced on collision), the phase's wall time
+   both ways, in parallel and on the caller alone (the same chunks in the
+   same order: results are the same either way), and runs it the faster
+   way.  An estimate is the median of the way's last 8 times: a call
+   preempted for a time slice (4 ms), or one that woke a sleeping worker,
+   does not move it unless it is the common case (a running average did:
+   on the VM with another process spinning, a few preempted parallel
+   calls made the caller alone look faster at 2^22, where it was 1.7
+   times slower).  The other way is tried again once the chosen one has
+   spent _SKEL_SITE_RETRY times the other's estimate, a try being
+   _SKEL_SITE_TRY calls (see _skel_site_pick): at most about 6% of the
+   time goes to trying.  The caller alone is tried only where it could
+   win: where the caller's own chunks of the last parallel call, times
+   the chunk count, come to less than 1.25 times the parallel time (a
+   2^20 sum over 16 threads, 17 us against 127 alone, is never tried).
+   SKEL_POOL_ADAPT=0 turns it off (every pool call in parallel).
+   --------------------------------------------------------------------- */
+#define _SKEL_SITES 32          /* sites a thread remembers */
+#define _SKEL_SITE_RETRY 128    /* the other way is tried after this many times its estimate */
+#define _SKEL_SITE_TRY 8        /* calls a try makes (its second half counts) */
+#define _SKEL_SITE_WAKE 200e-6  /* seconds a parallel try waits at most for the workers it woke */
+
+/* The median of a way's last 8 times (of fewer, the lower middle one):
+   a call preempted for a time slice, or one that woke a sleeping worker,
+   moves it only when it is the common case. */
+static double _skel_site_median(const float *t, unsigned calls)
+{
+    float v[8], x;
+    unsigned k = calls < 8 ? calls : 8, i, j;
+    for (i = 0; i < k; ++i) {               /* insertion sort */
+        for (x = t[i], j = i; j > 0 && v[j - 1] > x; --j) v[j] = v[j - 1];
+        v[j] = x;
+    }
+    return k ? v[(k - 1) / 2] : 0;
+}
+
+/* 0: run the site's next call in parallel; 1: on its caller alone; 2:
+   alone, after waking the workers (a parallel try comes next).  A try is
+   _SKEL_SITE_TRY calls in a row of the other way, and only its second
+   half counts: the first moves the data and settles the threads.  After
+   calls on the caller alone its core's cache holds all of the data, and
+   the helpers of a parallel call fetch their part from there (2^16 saxpy
+   on the VM, with a process spinning on the other CPU: 6.2-7.1 us the
+   first 3 parallel calls, then 4.1-4.3; alone 6.4), so tries of 1-3
+   calls kept the site alone.  A new site starts with a parallel try.
+   And the workers are woken before a parallel try, which waits (its
+   calls running alone) until none sleeps (`asleep`, now) or for at most
+   _SKEL_SITE_WAKE: they sleep 100 us after their last call, and a woken
+   worker takes 25-70 us on the VM to come (a try 25 us after the wake-up
+   still ran at the caller-alone speed: the helper came late). */
+int _skel_site_pick(_skel_site *e, double now, int asleep)
+{
+    if (e->left > 0) return e->way;
+    if (e->calls[0] == 0) { e->way = 0; e->left = _SKEL_SITE_TRY; return 0; }     /* a new site */
+    if (e->one > 0 && e->one < e->par) {
+        if (e->since < _SKEL_SITE_RETRY * e->par) return 1;
+        if (e->woke <= 0) { e->woke = now; return 2; }
+        if (asleep > 0 && now - e->woke < _SKEL_SITE_WAKE) return 1;
+        e->way = 0;
+    } else {
+        if (e->guess > 0 && e->guess >= 1.25 * e->par) return 0;     /* alone could not win */
+        if (e->one > 0 && e->since < _SKEL_SITE_RETRY * e->one) return 0;
+        e->way = 1;
+    }
+    e->left = _SKEL_SITE_TRY;
+    return e->way;
+}
+
+/* Record a call of t seconds, run alone or in parallel (with its guess). */
+void _skel_site_note(_skel_site *e, int alone, double t, double guess)
+{
+    if (e->left > 0) {
+        if (--e->left >= _SKEL_SITE_TRY / 2) return;    /* the try's first half */
+        if (e->left == 0) e->since = 0;
+    } else {
+        e->since += t;
+    }
+    e->times[alone][e->calls[alone]++ % 8] = (float)t;
+    if (alone) {
+        e->one = _skel_site_median(e->times[1], e->calls[1]);
+    } else {
+        e->par = _skel_site_median(e->times[0], e->calls[0]);
+        e->guess = guess;
+        e->woke = 0;
+    }
+}
+
+#if defined(__GNUC__) || defined(__clang__) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L)
+static _SKEL_TLS _skel_site _skel_sites[_SKEL_SITES];
+static int _skel_site_off = -1;     /* SKEL_POOL_ADAPT=0 (read once; -1: not yet) */
+
+/* This thread's entry for the site (a fresh one if another held it). */
+static _skel_site *_skel_site_of(const void *who, int width, int parts, size_t n, _skel_body body)
+{
+    uint64_t h = (uint64_t)(uintptr_t)who * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)body * 31u
+               ^ (uint64_t)n * 0xC2B2AE3D27D4EB4Full ^ (uint64_t)parts << 16 ^ (uint64_t)width;
+    _skel_site *e = &_skel_sites[(h ^ h >> 29) % _SKEL_SITES];
+    if (e->who != who || e->body != body || e->n != n || e->parts != parts || e->width != width) {
+        memset(e, 0, sizeof *e);
+        e->who = who; e->body = body; e->n = n; e->parts = parts; e->width = width;
+    }
+    return e;
+}
+
+/* _skel_pool_for for a call of instance `who` (NULL: always in parallel):
+   in parallel or on its caller, as the site's estimates say. */
+void _skel_pool_site_for(const void *who, int width, int parts, size_t n, _skel_body body, void *ctx)
+{
+    _skel_site *e;
+    double t0, guess = 0;
+    int alone;
+    if (_SKEL_LOAD(&_skel_site_off) < 0) _SKEL_STORE(&_skel_site_off, _skel_env_int("SKEL_POOL_ADAPT", 1) == 0);
+    if (!who || _SKEL_LOAD(&_skel_site_off)) { _skel_pool_for(width, parts, n, body, ctx); return; }
+    e = _skel_site_of(who, width, parts, n, body);
+    t0 = _skel_now();
+    alone = _skel_site_pick(e, t0, _skel_pool_asleep());
+    if (alone == 2) {
+        _skel_pool_wake(width);
+        alone = 1;
+        t0 = _skel_now();
+    }
+    if (alone) _skel_pool_inline(parts, n, body, ctx);
+    else guess = parts * _skel_pool_run(width, parts, n, body, ctx);
+    _skel_site_note(e, alone, _skel_now() - t0, guess);
+}
+#else   /* no thread-local storage: every pool call in parallel */
+void _skel_pool_site_for(const void *who, int width, int parts, size_t n, _skel_body body, void *ctx)
+{
+    (void)who;
+    _skel_pool_for(width, parts, n, body, ctx);
+}
+#endif
+
 /* Split [0, n) into `parts` contiguous ranges, in order, run in parallel.
    The split depends only on parts and n (not on how many threads OpenMP
    grants, nor on which threads of the pool take them), so multi-phase
@@ -5814,7 +6004,7 @@ static void _skel_parallel(const _skel_par *par, size_t parts_, size_t n, _skel_
 #endif
     if (parts <= 1 || n < 2) { body(ctx, 0, 0, n); return; }
     if ((size_t)parts > n) parts = (int)n;
-    if (par->how == _SKEL_RUN_POOL) { _skel_pool_for(par->threads, parts, n, body, ctx); return; }
+    if (par->how == _SKEL_RUN_POOL) { _skel_pool_site_for(par->site, par->threads, parts, n, body, ctx); return; }
 #if _SKEL_OMP
     #pragma omp atomic read
     team = _skel_omp_team;
@@ -6393,6 +6583,7 @@ static _skel_par _skel_par_of(const _skel_variant *v, const _skel_backend *b)
     _skel_par par;
     int i = (int)(b - _skel_backends);
     par.how = i == _skel_env.omp_backend ? _SKEL_RUN_OMP : i == _skel_env.pool_backend ? _SKEL_RUN_POOL : _SKEL_RUN_SEQ;
+    par.site = NULL;
     par.threads = par.how == _SKEL_RUN_SEQ ? 1 : v->threads > 0 ? v->threads
                 : par.how == _SKEL_RUN_OMP ? _skel_omp_default_threads() : _skel_pool_default_threads();
     return par;
@@ -6457,6 +6648,7 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
     memset(&c, 0, sizeof c);
     c.sk = sk;
     c.par = _skel_par_of(v, b);
+    c.par.site = sk;
     c.esz = _skel_tsize(sk->out_t[0]);
     c.iesz = sk->nin ? _skel_tsize(sk->in_t[0]) : 0;
     c.exclusive = call->exclusive;

@@ -602,6 +602,118 @@ SKEL_TEST(pool_wake_passed_on_skips_a_worker_that_already_woke_for_the_call)
     _skel_pool_stop();
 }
 
+/* ---- pool calls that run faster on their caller alone ---- */
+/* The rule alone, on made-up times: a new site tries parallel (8 calls,
+   the last 4 counted), then the caller alone where it could win, and
+   keeps the faster; parallel tried again after 128 times its estimate,
+   the workers woken first, and taken back when the machine makes it
+   faster; never alone where the caller's chunks say it is slow; one
+   preempted call does not move the choice. */
+static double site_clock;                   /* the made-up times' clock */
+static int pick_site(_skel_site *e) { return _skel_site_pick(e, site_clock, 0) != 0; }
+static void note_site(_skel_site *e, int alone, double t, double guess)
+{
+    site_clock += t;
+    _skel_site_note(e, alone, t, guess);
+}
+static int run_site(_skel_site *e, int calls, double par, double one, double guess, int *alone)
+{
+    int i, k = 0;
+    for (i = 0, *alone = 0; i < calls; ++i) {
+        k = pick_site(e);
+        *alone += k;
+        note_site(e, k, k ? one : par, k ? 0 : guess);
+    }
+    return k;
+}
+
+SKEL_TEST(pool_site_rule_runs_alone_where_it_wins_and_tries_again)
+{
+    _skel_site e;
+    int i, k, alone;
+    memset(&e, 0, sizeof e);
+    for (i = 0; i < 8; ++i) ST_EQ_INT(pick_site(&e), 0), note_site(&e, 0, i < 4 ? 50e-6 : 5e-6, 3e-6);
+    for (i = 0; i < 8; ++i) ST_EQ_INT(pick_site(&e), 1), note_site(&e, 1, i < 4 ? 9e-6 : 3e-6, 0);
+    st_context("parallel %g s, alone %g s (the tries' first halves not counted)", e.par, e.one);
+    ST_NEAR(e.par, 5e-6, 1e-6);
+    ST_NEAR(e.one, 3e-6, 1e-6);
+    run_site(&e, 1000, 5e-6, 3e-6, 3e-6, &alone);       /* a parallel try after 128 x 5 us alone */
+    st_context("1000 calls: %d alone", alone);
+    ST_CHECK(alone >= 960 && alone <= 992);
+    for (i = 0; i < 1000 && (k = _skel_site_pick(&e, site_clock, 1)) == 1; ++i) note_site(&e, 1, 3e-6, 0);
+    ST_EQ_INT(k, 2);                                    /* a try is due: wake the workers first, */
+    note_site(&e, 1, 3e-6, 0);
+    ST_EQ_INT(_skel_site_pick(&e, site_clock, 1), 1);   /* run alone while one still sleeps, */
+    note_site(&e, 1, 3e-6, 0);
+    ST_EQ_INT(_skel_site_pick(&e, site_clock + 300e-6, 1), 0);  /* try after 200 us at most, */
+    note_site(&e, 0, 5e-6, 3e-6);
+    for (i = 0; i < 7; ++i) ST_EQ_INT(pick_site(&e), 0), note_site(&e, 0, 5e-6, 3e-6);    /* 8 calls */
+    ST_EQ_INT(pick_site(&e), 1);
+    for (i = 0; i < 5000; ++i) {                        /* parallel now takes 1 us: it comes back */
+        k = pick_site(&e);
+        note_site(&e, k, k ? 3e-6 : 1e-6, k ? 0 : 0.5e-6);
+        if (e.par < e.one) break;
+    }
+    st_context("parallel chosen again after %d calls", i);
+    ST_CHECK(i < 5000);
+    while (e.left > 0) note_site(&e, pick_site(&e), 1e-6, 0.5e-6);     /* (the try's end) */
+    ST_EQ_INT(run_site(&e, 20, 1e-6, 3e-6, 0.5e-6, &alone), 0);
+    ST_EQ_INT(alone, 0);
+    note_site(&e, 0, 4e-3, 0.5e-6);                     /* one preempted call: parallel stays ahead */
+    st_context("after a 4 ms call: parallel %g s, alone %g s", e.par, e.one);
+    ST_CHECK(e.par < e.one);
+
+    memset(&e, 0, sizeof e);                            /* parallel faster: alone tried now and then */
+    run_site(&e, 1000, 2e-6, 3e-6, 2.4e-6, &alone);
+    st_context("parallel 2 us, alone 3 us, 1000 calls: %d alone", alone);
+    ST_CHECK(alone >= 8 && alone <= 48);
+
+    memset(&e, 0, sizeof e);                            /* a 2^20 sum over 16 threads: 17 us, 127 alone */
+    run_site(&e, 2000, 17e-6, 127e-6, 127e-6, &alone);
+    ST_EQ_INT(alone, 0);
+}
+
+/* A site whose helpers are slow (here: every chunk off the calling
+   thread sleeps 2 ms, one on it takes 20 us) runs on its caller after
+   its first parallel try (8 calls); results
+   are the same either way (the same chunks, in order, on one thread). */
+typedef struct slowhelp { pthread_t caller; int *out; int off; } slowhelp;
+static void slowhelp_body(void *ctx, int part, size_t lo, size_t hi)
+{
+    slowhelp *h = (slowhelp *)ctx;
+    size_t i;
+    (void)part;
+    if (!pthread_equal(pthread_self(), h->caller)) {
+        __atomic_add_fetch(&h->off, 1, __ATOMIC_RELAXED);
+        usleep(2000);
+    } else {                                            /* 20 us: long enough for a helper to come */
+        double end = wall_seconds() + 20e-6;
+        while (wall_seconds() < end) {}
+    }
+    for (i = lo; i < hi; ++i) h->out[i] = (int)(i * 3 + 1);
+}
+
+SKEL_TEST(pool_site_with_slow_helpers_runs_on_its_caller)
+{
+    static int who;                                     /* the site's instance: any address */
+    enum { N = 4096, CALLS = 60 };
+    int out[N], helped = 0, c;
+    size_t i;
+    slowhelp h;
+    h.caller = pthread_self(); h.out = out;
+    for (c = 0; c < CALLS; ++c) {
+        memset(out, 0, sizeof out);
+        h.off = 0;
+        _skel_pool_site_for(&who, 2, 16, N, slowhelp_body, &h);
+        helped += h.off > 0;
+        for (i = 0; i < N; ++i)
+            if (out[i] != (int)(i * 3 + 1)) ST_FAIL("call %d: out[%zu] = %d", c, i, out[i]);
+    }
+    st_context("%d of %d calls had a chunk on a helper", helped, CALLS);
+    ST_CHECK(helped <= 10);                             /* the first parallel try: 8 */
+    _skel_pool_stop();
+}
+
 /* ---- the pool as a tuner choice ---- */
 typedef struct seen { int pool[64], omp, seq; } seen;
 static double record_cost(const skel_variant *v, const size_t *point, double *once, void *user)
