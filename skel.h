@@ -611,11 +611,12 @@
        both ways, keeps the faster, and tries the other again now and
        then (at most about 6% of the time goes to trying; the same chunks
        in the same order either way, so results do not change).  Where a
-       pool call's fixed cost is most of its work (2^12-2^16 elements,
+       pool call's fixed cost is most of its work (2^10-2^14 elements,
        more with a busy machine) or helpers are late (another process on
        their cores), pool/w then costs about what seq does instead of
-       more; where threads pay, nothing changes.  SKEL_POOL_ADAPT=0 turns
-       it off.
+       more (H100 host, pool/16 at 2^12: 0.7-1.2 us a call, was 4.7-9.9;
+       bench/results/pool.md); where threads pay, nothing changes.
+       SKEL_POOL_ADAPT=0 turns it off.
        A call's fixed cost: a Map, whole Reduce or MapReduce of built-in
        types and no views, on data the host holds (its output on the host
        alone) and no container a task ever named, whose variant runs it
