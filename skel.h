@@ -2929,10 +2929,13 @@ void _skel_ov2_drive(const _skel_job *j, size_t rlo, size_t rhi, int dr, int dc,
 
 #if defined(__GNUC__) || defined(__clang__)
 #define _SKEL_TLS __thread
+#define _SKEL_HAVE_TLS 1
 #elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 #define _SKEL_TLS _Thread_local
+#define _SKEL_HAVE_TLS 1
 #else
 #define _SKEL_TLS
+#define _SKEL_HAVE_TLS 0
 #endif
 
 #define _SKEL_MAX_SPACES SKEL_MAX_SPACES
@@ -5415,6 +5418,7 @@ static struct {
     char forced_name[64];
     int omp_threads, omp_threshold;
     int pool_threads;           /* SKEL_THREADS: the pool's default width (0: the CPU count) */
+    int pool_adapt_off;         /* SKEL_POOL_ADAPT=0: every pool call in parallel */
     int omp_backend, pool_backend;  /* registry indices, -1 when absent */
     int split_backend;          /* registry index of "split" */
     int fallback;               /* SKEL_FALLBACK: a GPU call that fails runs again on the CPU */
@@ -5553,6 +5557,7 @@ static void _skel_init_once(void)
     }
 #endif
     _skel_env.pool_threads = _skel_env_int_max("SKEL_THREADS", 0, _SKEL_POOL_MAX);
+    _skel_env.pool_adapt_off = _skel_env_int("SKEL_POOL_ADAPT", 1) == 0;
 #if _SKEL_POOL
     {
         _skel_backend pool = { "pool", 0, 0, NULL, _skel_cpu_run, _skel_pool_candidates, "", NULL };
@@ -5947,9 +5952,8 @@ void _skel_site_note(_skel_site *e, int alone, double t, double guess)
     }
 }
 
-#if defined(__GNUC__) || defined(__clang__) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L)
+#if _SKEL_HAVE_TLS
 static _SKEL_TLS _skel_site _skel_sites[_SKEL_SITES];
-static int _skel_site_off = -1;     /* SKEL_POOL_ADAPT=0 (read once; -1: not yet) */
 
 /* This thread's entry for the site (a fresh one if another held it). */
 static _skel_site *_skel_site_of(const void *who, int width, int parts, size_t n, _skel_body body)
@@ -5971,8 +5975,7 @@ void _skel_pool_site_for(const void *who, int width, int parts, size_t n, _skel_
     _skel_site *e;
     double t0, guess = 0;
     int alone;
-    if (_SKEL_LOAD(&_skel_site_off) < 0) _SKEL_STORE(&_skel_site_off, _skel_env_int("SKEL_POOL_ADAPT", 1) == 0);
-    if (!who || _SKEL_LOAD(&_skel_site_off)) { _skel_pool_for(width, parts, n, body, ctx); return; }
+    if (!who || _skel_env.pool_adapt_off) { _skel_pool_for(width, parts, n, body, ctx); return; }
     e = _skel_site_of(who, width, parts, n, body);
     t0 = _skel_now();
     alone = _skel_site_pick(e, t0, _skel_pool_asleep());
