@@ -441,9 +441,15 @@
        Overlap: the GPU parts' uploads run on the calling thread while
        the host parts already run on the pool (when they upload 1 MiB or
        more; below that the host parts run on the calling thread once the
-       kernels are queued).  SKEL_CUDA_PINNED=1 page-locks a container at
-       its first upload of any range, so the uploads of later calls run
-       at DMA speed and take no core from the host parts.
+       kernels are queued).  Page-locked host copies: a container whose
+       host copy is copied to or from a CUDA device again and again (a
+       loop of split calls on host data, a program that writes its input
+       on the host before each call) gets that host copy page-locked once
+       its pageable copies have taken as long as registering it is
+       estimated to take (the ski rental's rule; skel_cuda.h "Page-
+       locked host copies"): later copies run at DMA speed and take no
+       core from the host parts.  SKEL_CUDA_PINNED=0 never, =1 at the
+       first copy.
 
    TASKS (thesis ch. 6; StarPU's task model)
        skel_submit(sk, &call) runs a call later and returns at once;
@@ -4614,6 +4620,11 @@ typedef struct _skel_space {
     /* copy bytes between host memory and the device copy, at byte offset off of it */
     int (*upload)(void *ctx, void *dev, size_t off, const void *host, size_t bytes);
     int (*download)(void *ctx, void *host, const void *dev, size_t off, size_t bytes);
+    /* Optional: asked before each copy of `bytes` between a container's
+       host copy `host` and its device copy dev, until it answers 1: the
+       space may page-lock host for dev's lifetime, now or at a later ask
+       (it keeps the score; CUDA: "Page-locked host copies" in skel_cuda.h). */
+    int (*pin)(void *ctx, void *dev, void *host, size_t bytes);
     int (*wait)(void *ctx);     /* until everything queued in this space has finished */
     /* Optional: time marks in this space's queue, timed by the device (a
        split's GPU part times).  mark(ctx, &m) with m NULL queues a new
@@ -4628,7 +4639,7 @@ typedef struct _skel_space {
 
 /* Appended by GPU providers (under _skel_gpu_lock) and published like the
    backend registry: entries below _SKEL_LOAD(&_skel_nspaces) never change. */
-static _skel_space _skel_spaces[_SKEL_MAX_SPACES] = { { "host", NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0 } };
+static _skel_space _skel_spaces[_SKEL_MAX_SPACES] = { { "host", NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0 } };
 static int _skel_nspaces = 1;
 
 /* Register a device memory space (GPU backends); returns its id or -1. */
@@ -4706,6 +4717,7 @@ struct skel_array {
     size_t depth, rows, cols, n, esz;
     void *host;
     void *dev[_SKEL_MAX_SPACES];    /* guarded by lock */
+    unsigned pin_settled;           /* spaces whose pin answered 1 for dev[s] (lock) */
     _skel_seg *seg;                 /* the map: nseg segments (>= 1), seg[0].lo = 0; guarded by lock */
     int nseg, capseg;
     unsigned all, any;              /* the map's summary: _SKEL_LOAD without the lock, written under it */
@@ -4897,6 +4909,7 @@ static void _skel_release_devices(skel_vec *c)
             _skel_spaces[s].release(_skel_spaces[s].ctx, c->dev[s]);
             c->dev[s] = NULL;
         }
+    c->pin_settled = 0;
 }
 
 void skel_free(skel_vec *c)
@@ -4953,8 +4966,13 @@ static void *_skel_buffer(skel_vec *c, int s)
 static int _skel_copy(skel_vec *c, int from, int to, size_t a, size_t b)
 {
     size_t off = a * c->esz, bytes = (b - a) * c->esz;
-    double t0 = _skel_trace.on ? _skel_now() : 0;
-    int rc = to == 0 ? _skel_spaces[from].download(_skel_spaces[from].ctx, (char *)c->host + off, c->dev[from], off, bytes)
+    int dev = to ? to : from, rc;
+    double t0;
+    if (_skel_spaces[dev].pin && !(c->pin_settled & (1u << dev)) &&
+        _skel_spaces[dev].pin(_skel_spaces[dev].ctx, c->dev[dev], c->host, bytes))
+        c->pin_settled |= 1u << dev;
+    t0 = _skel_trace.on ? _skel_now() : 0;
+    rc = to == 0 ? _skel_spaces[from].download(_skel_spaces[from].ctx, (char *)c->host + off, c->dev[from], off, bytes)
                      : _skel_spaces[to].upload(_skel_spaces[to].ctx, c->dev[to], off, (const char *)c->host + off, bytes);
     if (rc != SKEL_OK) return rc;
     _skel_traffic_add(from, to, bytes);

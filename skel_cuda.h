@@ -65,8 +65,14 @@
        SKEL_CUDA_DEVICES=0,1   use these device ordinals (default: all)
        SKEL_CACHE_DIR=dir      kernel cache (else $XDG_CACHE_HOME/skel, else
                                ~/.cache/skel); SKEL_CACHE_DIR=off disables it
-       SKEL_CUDA_PINNED=1      page-lock host buffers on first upload
-                               (faster transfers, slower first upload)
+       SKEL_CUDA_PINNED=auto   page-lock a container's host copy once its
+                               pageable copies to and from the device have
+                               cost as much time as the registration is
+                               estimated to (default; at most a quarter of
+                               the machine's memory in all); 1: at its
+                               first copy; 0: never.  The lock lasts as
+                               long as the device copy (skel_flush and
+                               skel_free release it).
        SKEL_CUDA_POOL_MB=n     freed device memory the driver's pool keeps
                                for reuse (default 1024; 0: every buffer is
                                cuMemAlloc'd and cuMemFree'd); with one
@@ -135,6 +141,8 @@ typedef struct skel_cuda_stats {
     double compile_seconds;         /* spent in NVRTC */
     double load_seconds;            /* spent reading the disk cache + loading modules */
     long launches;
+    long pins, unpins;              /* host copies page-locked (SKEL_CUDA_PINNED), and released */
+    double pin_seconds, unpin_seconds, bytes_pinned;   /* spent registering them, releasing them; their bytes */
 } skel_cuda_stats;
 void skel_cuda_stats_get(skel_cuda_stats *out);
 
@@ -182,7 +190,8 @@ typedef struct _skel_nvrtcProgram_st *_skel_nvrtcProgram;
 enum {
     _SKEL_CU_SUCCESS = 0, _SKEL_CU_OUT_OF_MEMORY = 2, _SKEL_CU_NO_DEVICE = 100,
     _SKEL_CU_INVALID_IMAGE = 200, _SKEL_CU_NO_BINARY_FOR_GPU = 209, _SKEL_CU_INVALID_PTX = 218,
-    _SKEL_CU_UNSUPPORTED_PTX_VERSION = 222, _SKEL_CU_NOT_READY = 600, _SKEL_CU_HOST_MEMORY_ALREADY_REGISTERED = 712
+    _SKEL_CU_UNSUPPORTED_PTX_VERSION = 222, _SKEL_CU_NOT_READY = 600, _SKEL_CU_HOST_MEMORY_ALREADY_REGISTERED = 712,
+    _SKEL_CU_ERROR_INVALID_CONTEXT = 201, _SKEL_CU_MEMHOSTREGISTER_PORTABLE = 1
 };
 enum {  /* CUdevice_attribute */
     _SKEL_CUA_MAX_THREADS_PER_BLOCK = 1, _SKEL_CUA_SHARED_PER_BLOCK = 8, _SKEL_CUA_CONST_BYTES = 9,
@@ -826,10 +835,73 @@ static int _skel_cuda_module(int d, const char *src, const char *name, const cha
 typedef struct _skel_cuda_buf {
     _skel_CUdeviceptr ptr;
     size_t bytes;
-    void *pinned;               /* host buffer this space page-locked, if any */
+    void *pinned;               /* the host copy this buffer page-locked (for its lifetime), if any */
+    double rent;                /* seconds its pageable copies took (guarded by the container's lock) */
 } _skel_cuda_buf;
 
-static int _skel_cuda_pinning;        /* SKEL_CUDA_PINNED, read when the backend is made */
+/* Page-locking a container's host copy (SKEL_CUDA_PINNED; manual: "Page-
+   locked host copies").  A pageable copy goes through the driver's
+   staging buffers: the calling thread copies every byte once more and
+   takes a core (and host memory bandwidth) from a split call's host part;
+   on the H100 host (bench_split --pinning) a 16 MB upload took 2.1 ms
+   pageable and 0.32 ms page-locked.  Registering the memory
+   (cuMemHostRegister) gives every later copy the DMA's speed, at a one-off
+   price: about 0.2 ms plus 0.035 ms a MB there (16 MB: 1.1 ms), and its
+   release when the device copy goes.  The default rule is the ski
+   rental's: a buffer's host copy is page-locked before a copy once its
+   pageable copies so far plus this one (estimated from the pageable speed
+   seen) take as long as registering and releasing it is estimated to
+   take.  So a large container is locked at its first copy (on the H100
+   host from about 2 MB: the registration costs less than one pageable
+   copy saves), a 1 MB one at its second, a 64 KB one only after some
+   25 copies; and a container never pays much more than the better choice
+   in hindsight would have.  The prices start from the H100 host's and
+   are learned from each copy, registration and release.  Registered
+   memory stays within a quarter of the machine's memory.  Modes: 0
+   never, 1 at the first copy (the old SKEL_CUDA_PINNED=1), 2 the rule
+   (default). */
+#define _SKEL_CUDA_PIN_MIN ((size_t)1 << 16)    /* smaller copies gain nothing measurable */
+#define _SKEL_CUDA_PIN_FIXED 200e-6             /* a registration's fixed price (seconds) */
+static int _skel_cuda_pinning = 2;              /* SKEL_CUDA_PINNED, read when the backend is made */
+static struct {                                 /* the learned prices (_skel_cuda_lock) */
+    double lock, unlock;                        /* seconds a registered byte costs to register, to release */
+    double pageable;                            /* bytes a second of a pageable copy */
+} _skel_cuda_price = { 0.035e-9, 0.035e-9, 8e9 };
+static size_t _skel_cuda_pinned_bytes, _skel_cuda_pin_cap;     /* (_skel_cuda_lock) */
+
+/* Is registering a host copy of `bytes` due now, before a copy of `next`
+   seconds (pageable), whose pageable copies so far took `rent` seconds,
+   if registering and releasing it costs `per_byte` a byte on top of the
+   fixed price?  (mode as _skel_cuda_pinning; `pinned` bytes already
+   registered, at most `cap` in all.)  Exposed for tests. */
+int _skel_cuda_pin_due(int mode, size_t bytes, double rent, double next, double per_byte, size_t pinned, size_t cap)
+{
+    if (mode <= 0 || bytes < _SKEL_CUDA_PIN_MIN || pinned > cap || bytes > cap - pinned) return 0;
+    return mode == 1 || rent + next >= _SKEL_CUDA_PIN_FIXED + per_byte * (double)bytes;
+}
+
+/* price <- the mean of itself and a new measurement */
+static void _skel_cuda_learn(double *price, double seen) { *price = 0.5 * (*price + seen); }
+
+/* Tests, benchmarks: the mode from now on; returns the one before. */
+int _skel_cuda_test_pinning(int mode)
+{
+    int old = _skel_cuda_pinning;
+    _skel_cuda_pinning = mode;
+    return old;
+}
+
+/* SKEL_CUDA_PINNED: "0" never, "1" at the first copy, unset or "auto" the
+   rule; anything else is reported and taken as the default. */
+static int _skel_cuda_pin_mode(const char *v)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    _skel_cuda_pin_cap = pages > 0 && size > 0 ? (size_t)pages / 4 * (size_t)size : (size_t)1 << 30;
+    if (!v || !*v || !strcmp(v, "auto")) return 2;
+    if (!strcmp(v, "0") || !strcmp(v, "1")) return *v - '0';
+    _skel_log(SKEL_LOG_WARN, "SKEL_CUDA_PINNED=%s: expected 0, 1 or auto; using auto", v);
+    return 2;
+}
 static size_t _skel_cuda_alloc_limit, _skel_cuda_alloc_used;   /* tests: a budget of device bytes */
 static _SKEL_TLS int _skel_cuda_space_rc;   /* status of the last failed space operation */
 /* Tests: from now on, device allocations beyond `bytes` in total fail as
@@ -896,28 +968,90 @@ static void _skel_cuda_release(void *ctx, void *p)
 {
     _skel_cuda_dev *d = (_skel_cuda_dev *)ctx;
     _skel_cuda_buf *b = (_skel_cuda_buf *)p;
+    double t;
     if (!b) return;
     if (_skel_cuda_set(d) == SKEL_OK) {
         _skel_cuda_unmem(d, b->ptr);
-        if (b->pinned) _skel_cu.cuMemHostUnregister(b->pinned);
+        t = _skel_now();
+        if (b->pinned && _skel_cu.cuMemHostUnregister(b->pinned) == _SKEL_CU_SUCCESS) {
+            t = _skel_now() - t;
+            pthread_mutex_lock(&_skel_cuda_lock);
+            _skel_cuda_pinned_bytes -= b->bytes;
+            _skel_cuda_st.unpins++;
+            _skel_cuda_st.unpin_seconds += t;
+            if (b->bytes >= ((size_t)1 << 20)) _skel_cuda_learn(&_skel_cuda_price.unlock, t / (double)b->bytes);
+            pthread_mutex_unlock(&_skel_cuda_lock);
+        }
     }
     SKEL_FREE(b);
+}
+
+/* The space's pin: the coherence layer asks before each copy of `bytes`
+   between `host` (the container's host copy, as long as the buffer) and
+   buffer p, until the answer is 1: it is page-locked now, or never will
+   be by this buffer (mode 0, too small, or the driver refused: e.g.
+   another device's buffer registered it first, which serves this one as
+   well). */
+static int _skel_cuda_pin(void *ctx, void *p, void *host, size_t bytes)
+{
+    _skel_cuda_dev *d = (_skel_cuda_dev *)ctx;
+    _skel_cuda_buf *b = (_skel_cuda_buf *)p;
+    _skel_CUresult r;
+    double t;
+    int due;
+    if (_skel_cuda_pinning <= 0 || b->bytes < _SKEL_CUDA_PIN_MIN) return 1;
+    pthread_mutex_lock(&_skel_cuda_lock);
+    due = _skel_cuda_pin_due(_skel_cuda_pinning, b->bytes, b->rent, (double)bytes / _skel_cuda_price.pageable,
+                             _skel_cuda_price.lock + _skel_cuda_price.unlock, _skel_cuda_pinned_bytes, _skel_cuda_pin_cap);
+    if (due) _skel_cuda_pinned_bytes += b->bytes;     /* reserved while registering */
+    pthread_mutex_unlock(&_skel_cuda_lock);
+    if (!due) return 0;
+    t = _skel_now();
+    r = _skel_cuda_set(d) != SKEL_OK ? _SKEL_CU_ERROR_INVALID_CONTEXT
+                                      : _skel_cu.cuMemHostRegister_v2(host, b->bytes, _SKEL_CU_MEMHOSTREGISTER_PORTABLE);
+    t = _skel_now() - t;
+    pthread_mutex_lock(&_skel_cuda_lock);
+    if (r == _SKEL_CU_SUCCESS) {
+        b->pinned = host;
+        _skel_cuda_st.pins++;
+        _skel_cuda_st.pin_seconds += t;
+        _skel_cuda_st.bytes_pinned += (double)b->bytes;
+        if (b->bytes >= ((size_t)1 << 20))
+            _skel_cuda_learn(&_skel_cuda_price.lock, (t > _SKEL_CUDA_PIN_FIXED ? t - _SKEL_CUDA_PIN_FIXED : 0) / (double)b->bytes);
+    } else {
+        _skel_cuda_pinned_bytes -= b->bytes;
+    }
+    pthread_mutex_unlock(&_skel_cuda_lock);
+    _skel_log(SKEL_LOG_INFO, "cuda: %s %.1f MB host copy on %s after %.2f ms of pageable copies (%.2f ms%s)",
+              r == _SKEL_CU_SUCCESS ? "page-locked a" : "could not page-lock a", (double)b->bytes / 1e6, d->place,
+              1e3 * b->rent, 1e3 * t, r == _SKEL_CU_SUCCESS ? "" : ": left pageable");
+    return 1;
+}
+
+/* A copy of `bytes` from t0 to now: its time is the buffer's rent while
+   the buffer is pageable, and teaches the pageable speed (copies of 1 MB
+   or more: below, the fixed cost of a copy dominates). */
+static void _skel_cuda_rent(_skel_cuda_buf *b, double t0, size_t bytes)
+{
+    double t;
+    if (b->pinned || _skel_cuda_pinning != 2) return;
+    t = _skel_now() - t0;
+    b->rent += t;
+    if (bytes >= ((size_t)1 << 20) && t > 0) {
+        pthread_mutex_lock(&_skel_cuda_lock);
+        _skel_cuda_learn(&_skel_cuda_price.pageable, (double)bytes / t);
+        pthread_mutex_unlock(&_skel_cuda_lock);
+    }
 }
 
 static int _skel_cuda_upload(void *ctx, void *p, size_t off, const void *host, size_t bytes)
 {
     _skel_cuda_dev *d = (_skel_cuda_dev *)ctx;
     _skel_cuda_buf *b = (_skel_cuda_buf *)p;
+    double t0 = _skel_now();
     _SKEL_TRY(_skel_cuda_set(d));
-    if (_skel_cuda_pinning && !b->pinned && b->bytes >= 65536) {
-        /* page-lock the whole container once, at its first upload (of any
-           range: a split part's too; host - off is the container's start);
-           a buffer another device registered is fine as is */
-        void *base = (void *)((const char *)host - off);
-        _skel_CUresult r = _skel_cu.cuMemHostRegister_v2(base, b->bytes, 0);
-        if (r == _SKEL_CU_SUCCESS) b->pinned = base;
-    }
     if ((_skel_cuda_space_rc = _SKEL_CU(cuMemcpyHtoD_v2, (b->ptr + off, host, bytes))) != SKEL_OK) return _skel_cuda_space_rc;
+    _skel_cuda_rent(b, t0, bytes);
     pthread_mutex_lock(&_skel_cuda_lock);
     _skel_cuda_st.uploads++;
     _skel_cuda_st.bytes_up += (double)bytes;
@@ -928,9 +1062,11 @@ static int _skel_cuda_upload(void *ctx, void *p, size_t off, const void *host, s
 static int _skel_cuda_download(void *ctx, void *host, const void *p, size_t off, size_t bytes)
 {
     _skel_cuda_dev *d = (_skel_cuda_dev *)ctx;
-    const _skel_cuda_buf *b = (const _skel_cuda_buf *)p;
+    _skel_cuda_buf *b = (_skel_cuda_buf *)p;
+    double t0 = _skel_now();
     _SKEL_TRY(_skel_cuda_set(d));
     if ((_skel_cuda_space_rc = _SKEL_CU(cuMemcpyDtoH_v2, (host, b->ptr + off, bytes))) != SKEL_OK) return _skel_cuda_space_rc;
+    _skel_cuda_rent(b, t0, bytes);
     pthread_mutex_lock(&_skel_cuda_lock);
     _skel_cuda_st.downloads++;
     _skel_cuda_st.bytes_down += (double)bytes;
@@ -1637,7 +1773,7 @@ static void _skel_cuda_provide(void)
     char more[48] = "";
     if (done++) return;
     if (_skel_env_int("SKEL_CUDA_STATS", 0) > 0) atexit(_skel_cuda_print_stats);
-    _skel_cuda_pinning = _skel_env_int("SKEL_CUDA_PINNED", 0) > 0;
+    _skel_cuda_pinning = _skel_cuda_pin_mode(getenv("SKEL_CUDA_PINNED"));
     _skel_cuda_register_check();
     if (!_skel_nvrtc_load()) snprintf(_skel_cuda_absent, sizeof _skel_cuda_absent, "NVRTC not found");
     else if (!_skel_cu_load()) snprintf(_skel_cuda_absent, sizeof _skel_cuda_absent, "libcuda.so.1 not found");
@@ -1674,6 +1810,7 @@ static void _skel_cuda_provide(void)
         sp.release = _skel_cuda_release;
         sp.upload = _skel_cuda_upload;
         sp.download = _skel_cuda_download;
+        sp.pin = _skel_cuda_pin;
         sp.wait = _skel_cuda_wait;
         sp.mark = _skel_cuda_mark;
         sp.marked = _skel_cuda_marked;

@@ -27,9 +27,18 @@
              exchanges + one gather, and the time per sweep against the
              single-place sweep and T*.
    --quick   small sizes, few rounds (a smoke run).
-   --loc L   the sweep at one input location only: host, device or pinned.
+   --loc L   the sweep at one input location only: host (pageable:
+             SKEL_CUDA_PINNED=0), device, pinned (page-locked at the first
+             upload: =1) or auto (the default rule); each location on fresh
+             containers.
+   --pinning what page-locking a container's host copy costs and buys
+             (CUDA): per size, the registration's time, upload and
+             download times pageable and page-locked, and a loop of 20
+             write-on-the-host + upload cycles under each SKEL_CUDA_PINNED
+             mode (never, first copy, the default rule: the copy at which
+             it locked).
 
-   Usage: bench_split [--sweep] [--apps] [--chain] [--quick] [--svg FILE] [--gpu cuda|opencl] [--loc L]
+   Usage: bench_split [--sweep] [--apps] [--chain] [--pinning] [--quick] [--svg FILE] [--gpu cuda|opencl] [--loc L]
    (--gpu opencl: OpenCL's device as the second place, e.g. PoCL for a smoke run)
    (no section: all three).
    BENCH_SPLIT_DUMP=FILE: the tuner's progress and each tuned plan's table
@@ -78,6 +87,15 @@ SKEL_FUNC(float, add_f, (float a, float b), return a + b;)
 SKEL_MAPREDUCE(dot, mul_f, add_f, float, 2)
 
 static int QUICK, GPU_SPACE = -1, SWEEP_LOC = -1;   /* --loc: the sweep's one input location (-1: all) */
+/* the sweep's input locations (--loc NAME) and the CUDA page-locking mode of each */
+#define NLOC 4
+static const char *LOC_NAME[NLOC] = { "host", "device", "pinned", "auto" };
+static const char *where[NLOC] = { "host, pageable (SKEL_CUDA_PINNED=0)", "GPU",
+                                   "host, page-locked at the first upload (SKEL_CUDA_PINNED=1)",
+                                   "host, page-locked by the default rule (SKEL_CUDA_PINNED unset)" };
+static const char *LOC_SHORT[NLOC] = { "host (pageable)", "GPU", "host (page-locked)", "host (default rule)" };
+static const char *tag[NLOC] = { "_host", "_device", "_pinned", "_auto" };
+static const int LOC_PINNING[NLOC] = { 0, 0, 1, 2 };
 static const char *GPU = "cuda";      /* the GPU place's backend (--gpu) */
 static float WEIGHTS[25];
 
@@ -286,15 +304,15 @@ static void sweep(const char *svg)
     size_t n = QUICK ? (size_t)1 << 18 : (size_t)1 << 22;
     int nk = QUICK ? 4 : (int)(sizeof ks / sizeof *ks), loc, i, rounds = QUICK ? 5 : 9;
     skel_vec *x, *r;
-    sweep_row rows[3][16];
-    static const char *where[3] = { "host", "GPU", "host, page-locked at the first upload (SKEL_CUDA_PINNED=1)" };
-    static const char *tag[3] = { "_host", "_device", "_pinned" };
-    skel_vec_new(&x, SKEL_FLOAT, n);
-    skel_vec_new(&r, SKEL_FLOAT, n);
-    fill(x, 7, 1);
-    for (loc = 0; loc < (strcmp(GPU, "cuda") ? 2 : 3); ++loc) {
+    sweep_row rows[NLOC][16];
+    for (loc = 0; loc < (strcmp(GPU, "cuda") ? 2 : NLOC); ++loc) {
         if (SWEEP_LOC >= 0 && loc != SWEEP_LOC) continue;
-        if (loc == 2) _skel_cuda_pinning = 1;
+        /* fresh containers for each location: a page-locked host copy
+           stays so for its device copy's lifetime */
+        skel_vec_new(&x, SKEL_FLOAT, n);
+        skel_vec_new(&r, SKEL_FLOAT, n);
+        fill(x, 7, 1);
+        if (!strcmp(GPU, "cuda")) _skel_cuda_test_pinning(LOC_PINNING[loc]);
         printf("\n## sweep: Map of %zu floats, k multiply-add pairs per element, inputs on the %s\n\n", n, where[loc]);
         printf("| k | T_cpu ms | T_gpu ms | T_gpu/T_cpu | T* ms | split ms | split/T* | split/min | shares cpu|gpu | no overlap ms | plan's choice | plan/min |\n");
         printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -340,12 +358,12 @@ static void sweep(const char *svg)
             char path[512], title[192];
             snprintf(path, sizeof path, "%s%s.svg", svg, tag[loc]);
             snprintf(title, sizeof title, "split Map, %zu floats, inputs on the %s: time vs T_gpu/T_cpu", n,
-                     loc == 2 ? "host (page-locked)" : where[loc]);
+                     LOC_SHORT[loc]);
             svg_sweep(path, rows[loc], nk, title);
         }
+        skel_free(x); skel_free(r);
     }
-    _skel_cuda_pinning = 0;
-    skel_free(x); skel_free(r);
+    if (!strcmp(GPU, "cuda")) _skel_cuda_test_pinning(2);
 }
 
 /* ---- real workloads, data on the host ---- */
@@ -545,29 +563,124 @@ static void chain(void)
     skel_free(x); skel_free(y);
 }
 
+/* ---- page-locking a container's host copy: what it costs and buys ---- */
+static double up_once(skel_vec *x)      /* written on the host, then copied to the GPU */
+{
+    double t0;
+    skel_write(x);
+    t0 = bench_now();
+    if (!_skel_acquire(x, GPU_SPACE, _SKEL_READ)) { fprintf(stderr, "bench_split: upload failed\n"); exit(1); }
+    return bench_now() - t0;
+}
+
+static double down_once(skel_vec *x)    /* valid on the GPU only, then read on the host */
+{
+    double t0;
+    _skel_map_reset(x, GPU_SPACE);
+    t0 = bench_now();
+    if (!skel_read(x)) { fprintf(stderr, "bench_split: download failed\n"); exit(1); }
+    return bench_now() - t0;
+}
+
+/* Mode m on a fresh container of n floats: the registration's time (the
+   stats' delta over the first copy) and its release's (at the free), the medians of 5 uploads and 5
+   downloads after it, or (cycles > 0) the total of `cycles` write + upload
+   cycles and the cycle at which the host copy was locked (0: never). */
+static void pin_case(int m, size_t n, int cycles, double *reg, double *unreg, double *up, double *down, double *total, int *at)
+{
+    skel_vec *x;
+    skel_cuda_stats s0, s1;
+    double u[5], d[5];
+    int k;
+    _skel_cuda_test_pinning(m);
+    skel_vec_new(&x, SKEL_FLOAT, n);
+    fill(x, 5, 1);
+    skel_cuda_stats_get(&s0);
+    if (cycles > 0) {
+        for (*total = 0, *at = 0, k = 1; k <= cycles; ++k) {
+            *total += up_once(x);
+            skel_cuda_stats_get(&s1);
+            if (!*at && s1.pins > s0.pins) *at = k;
+        }
+    } else {
+        up_once(x);
+        skel_cuda_stats_get(&s1);
+        *reg = s1.pin_seconds - s0.pin_seconds;
+        for (k = 0; k < 5; ++k) { u[k] = up_once(x); d[k] = down_once(x); }
+        *up = bench_median(u, 5);
+        *down = bench_median(d, 5);
+    }
+    skel_cuda_stats_get(&s0);
+    skel_free(x);
+    skel_cuda_stats_get(&s1);
+    *unreg = s1.unpin_seconds - s0.unpin_seconds;
+    _skel_cuda_test_pinning(2);
+}
+
+static void pinning(void)
+{
+    static const double mbs[] = { 0.25, 1, 4, 16, 64, 256 };
+    int i, r, m;
+    if (strcmp(GPU, "cuda")) { printf("\n## pinning: CUDA only\n"); return; }
+    printf("\n## page-locking a container's host copy (medians of 5 copies; 3 rounds each, modes alternately)\n\n");
+    printf("| MB | register ms | release ms | upload ms: pageable | page-locked | download ms: pageable | page-locked | "
+           "copies that pay for both |\n|---|---|---|---|---|---|---|---|\n");
+    for (i = 0; i < (int)(sizeof mbs / sizeof *mbs); ++i) {
+        size_t n = (size_t)(mbs[i] * (1 << 18));
+        double reg[3], unreg[3], u0[3], d0[3], u1[3], d1[3], x, g, t, price;
+        for (r = 0; r < 3; ++r) {
+            pin_case(0, n, 0, &x, &x, &u0[r], &d0[r], &t, &m);
+            pin_case(1, n, 0, &reg[r], &unreg[r], &u1[r], &d1[r], &t, &m);
+        }
+        g = (bench_median(u0, 3) - bench_median(u1, 3) + bench_median(d0, 3) - bench_median(d1, 3)) / 2;
+        price = bench_median(reg, 3) + bench_median(unreg, 3);
+        printf("| %g | %.2f | %.2f | %.3f | %.3f | %.3f | %.3f | %.1f |\n", mbs[i], 1e3 * bench_median(reg, 3),
+               1e3 * bench_median(unreg, 3), 1e3 * bench_median(u0, 3), 1e3 * bench_median(u1, 3),
+               1e3 * bench_median(d0, 3), 1e3 * bench_median(d1, 3), g > 0 ? price / g : -1.0);
+        fflush(stdout);
+    }
+    printf("\n20 cycles of a host write and an upload, a fresh container per run (its first upload allocates), "
+           "medians of 3 runs, modes alternately:\n\n| MB | never (0) ms | at the first copy (1) ms | "
+           "default rule ms | rule / best | the rule locked at copy |\n|---|---|---|---|---|---|\n");
+    for (i = 0; i < (int)(sizeof mbs / sizeof *mbs); ++i) {
+        size_t n = (size_t)(mbs[i] * (1 << 18));
+        double tot[3][3], x, med[3], best;
+        int at[3], a = 0;
+        for (r = 0; r < 3; ++r)
+            for (m = 0; m < 3; ++m) pin_case(m, n, 20, &x, &x, &x, &x, &tot[m][r], &at[m]);
+        a = at[2];      /* the rule's, in the last run */
+        for (m = 0; m < 3; ++m) med[m] = bench_median(tot[m], 3);
+        best = med[0] < med[1] ? med[0] : med[1];
+        printf("| %g | %.2f | %.2f | %.2f | %.2f | %d |\n", mbs[i], 1e3 * med[0], 1e3 * med[1], 1e3 * med[2],
+               med[2] / best, a);
+        fflush(stdout);
+    }
+}
+
 int main(int argc, char **argv)
 {
-    int i, do_sweep = 0, do_apps = 0, do_chain = 0;
+    int i, do_sweep = 0, do_apps = 0, do_chain = 0, do_pin = 0;
     const char *svg = NULL;
     skel_cuda_device_info info;
     for (i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--sweep")) do_sweep = 1;
         else if (!strcmp(argv[i], "--apps")) do_apps = 1;
         else if (!strcmp(argv[i], "--chain")) do_chain = 1;
+        else if (!strcmp(argv[i], "--pinning")) do_pin = 1;
         else if (!strcmp(argv[i], "--quick")) QUICK = 1;
         else if (!strcmp(argv[i], "--svg") && i + 1 < argc) svg = argv[++i];
         else if (!strcmp(argv[i], "--gpu") && i + 1 < argc) GPU = argv[++i];
         else if (!strcmp(argv[i], "--loc") && i + 1 < argc) {
             const char *l = argv[++i];
-            SWEEP_LOC = !strcmp(l, "host") ? 0 : !strcmp(l, "device") ? 1 : !strcmp(l, "pinned") ? 2 : -2;
-            if (SWEEP_LOC == -2) { printf("bench_split --loc: host, device or pinned, not %s\n", l); return 2; }
+            for (SWEEP_LOC = NLOC - 1; SWEEP_LOC >= 0 && strcmp(l, LOC_NAME[SWEEP_LOC]); --SWEEP_LOC) {}
+            if (SWEEP_LOC < 0) { printf("bench_split --loc: host, device, pinned or auto, not %s\n", l); return 2; }
         } else {
             printf("usage: bench_split [--sweep] [--apps] [--chain] [--quick] [--svg FILE] [--gpu cuda|opencl] "
-                   "[--loc host|device|pinned]\n");
+                   "[--loc host|device|pinned|auto] [--pinning]\n");
             return 2;
         }
     }
-    if (!do_sweep && !do_apps && !do_chain) do_sweep = do_apps = do_chain = 1;
+    if (!do_sweep && !do_apps && !do_chain && !do_pin) do_sweep = do_apps = do_chain = 1;
     if (!strcmp(GPU, "opencl")) {
         if (skel_cl_register() != SKEL_OK) { printf("bench_split --gpu opencl: %s\n", skel_last_error()); return 1; }
         snprintf(info.name, sizeof info.name, "OpenCL device 0");
@@ -581,5 +694,6 @@ int main(int argc, char **argv)
     if (do_sweep) sweep(svg);
     if (do_apps) apps();
     if (do_chain) chain();
+    if (do_pin) pinning();
     return 0;
 }

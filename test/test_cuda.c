@@ -23,6 +23,8 @@ int _skel_cuda_instance_check(skel_skeleton *sk, const skel_call *call, int arch
 int _skel_cuda_candidates_get(skel_variant *out, int max);
 void _skel_cuda_test_alloc_limit(size_t bytes);
 int _skel_cuda_test_marks(size_t bytes, int times, int *early, double *secs, double *wall);
+int _skel_cuda_pin_due(int mode, size_t bytes, double rent, double next, double per_byte, size_t pinned, size_t cap);
+int _skel_cuda_test_pinning(int mode);
 
 static int required(const char *name)
 {
@@ -166,6 +168,30 @@ SKEL_TEST(cuda_every_suite_kernel_compiles_for_sm80_and_sm90)
     if (summaries != shards) ST_FAIL("%d of %d compile-check runs ended without a summary (crashed?)", shards - summaries, shards);
     if (bad) ST_FAIL("%d kernel(s) failed on the compile check (lines above)", bad);
     ST_CHECK(strstr(stats, "skel cuda:") != NULL);
+}
+
+/* SKEL_CUDA_PINNED's rule: never (0), at the first copy (1), or (2, the
+   default: the ski rental's rule) once the pageable copies so far plus the
+   one about to be made cost what registering and releasing is estimated
+   to (0.2 ms + per_byte a byte); never below 64 KiB nor beyond the cap
+   of registered bytes. */
+SKEL_TEST(cuda_pin_rule_locks_once_copies_cost_a_registration)
+{
+    const size_t mb = (size_t)1 << 20, cap = (size_t)1 << 30;
+    const double pb = 0.07e-9, est = 200e-6 + pb * (double)(16 * mb);     /* 16 MB: about 1.4 ms */
+    ST_EQ_INT(_skel_cuda_pin_due(0, 16 * mb, 1.0, 1.0, pb, 0, cap), 0);
+    ST_EQ_INT(_skel_cuda_pin_due(1, 16 * mb, 0.0, 0.0, pb, 0, cap), 1);
+    ST_EQ_INT(_skel_cuda_pin_due(1, 65535, 1.0, 1.0, pb, 0, cap), 0);
+    ST_EQ_INT(_skel_cuda_pin_due(2, 65535, 1.0, 1.0, pb, 0, cap), 0);
+    ST_EQ_INT(_skel_cuda_pin_due(2, 16 * mb, 0.0, 0.0, pb, 0, cap), 0);
+    ST_EQ_INT(_skel_cuda_pin_due(2, 16 * mb, 0.0, 2e-3, pb, 0, cap), 1);        /* one copy saves more than it costs */
+    ST_EQ_INT(_skel_cuda_pin_due(2, 16 * mb, 0.0, 0.99 * est, pb, 0, cap), 0);
+    ST_EQ_INT(_skel_cuda_pin_due(2, 16 * mb, 0.5 * est, 0.49 * est, pb, 0, cap), 0);
+    ST_EQ_INT(_skel_cuda_pin_due(2, 16 * mb, 0.5 * est, 0.5 * est, pb, 0, cap), 1);   /* rent so far + this copy */
+    ST_EQ_INT(_skel_cuda_pin_due(2, 16 * mb, est, 0.0, 4 * pb, 0, cap), 0);     /* a dearer registration waits longer */
+    ST_EQ_INT(_skel_cuda_pin_due(2, 16 * mb, est, 0.0, pb, cap - 16 * mb, cap), 1);
+    ST_EQ_INT(_skel_cuda_pin_due(2, 16 * mb, est, 0.0, pb, cap - 16 * mb + 1, cap), 0);
+    ST_EQ_INT(_skel_cuda_pin_due(1, 16 * mb, est, 0.0, pb, cap + 1, cap), 0);   /* (no wrap-around) */
 }
 
 SKEL_TEST(cuda_compile_error_carries_log_and_numbered_source)
@@ -578,4 +604,67 @@ SKEL_TEST(cuda_time_marks_time_queued_work_on_the_device)
     ST_OK(_skel_cuda_test_marks((size_t)256 << 20, 40, &early, &secs, &wall));
     ST_EQ_INT(early, 0);
     if (!(secs > 1e-4 && secs <= wall + 1e-4)) ST_FAIL("marks: %.6f s, host %.6f s", secs, wall);
+}
+
+/* A container written on the host and used on the GPU in a loop gets its
+   host copy page-locked by the default rule (a 16 MB one within a few
+   copies, a 256 KB one not at its first: its registration's fixed price
+   is more than a pageable copy of it takes on any machine), later copies
+   move the same values, and freeing or flushing the device copy releases
+   the lock; SKEL_CUDA_PINNED=0 never locks, =1 at the first copy. */
+static int pinned_after(int mode, size_t n, int calls, int flush)
+{
+    skel_vec *x = st_fvec(n, 1), *y = st_fvec(n, 2), *r = st_fvec(n, 0);
+    skel_plan *p = cuda_plan(0, 0, 0);
+    skel_cuda_stats s0, s1;
+    float a = 1.5f;
+    skel_call c;
+    int k, at = 0, old = _skel_cuda_test_pinning(mode);
+    uint64_t seed = 11u + (uint64_t)mode;
+    ST_OK(skel_set_plan(t_saxpy, p));
+    memset(&c, 0, sizeof c);
+    c.in[0] = x; c.in[1] = y; c.out = r; c.uniform = &a;
+    skel_cuda_stats_get(&s0);
+    for (k = 1; k <= calls; ++k) {
+        float *hx = (float *)skel_write(x);
+        const float *hr, *hy;
+        size_t i = (size_t)st_rand_int(&seed, 0, (long long)n - 1);
+        ST_CHECK(hx != NULL);
+        hx[i] = (float)k;
+        hx[n - 1] = (float)-k;
+        ST_OK(skel_run(t_saxpy, &c));
+        hr = (const float *)skel_read(r);
+        hy = (const float *)skel_read(y);
+        ST_NEAR(hr[i], a * (float)k + hy[i], 1e-4);
+        ST_NEAR(hr[n - 1], a * (float)-k + hy[n - 1], 1e-4);
+        skel_cuda_stats_get(&s1);
+        if (!at && s1.pins > s0.pins) at = k;
+        if (flush && at == k) {             /* the lock goes with the device copy; it comes back by the rule */
+            ST_OK(skel_flush(x));
+            flush = 0;
+        }
+    }
+    skel_free(x); skel_free(y); skel_free(r);
+    skel_cuda_stats_get(&s1);
+    ST_EQ_INT(s1.pins - s0.pins, s1.unpins - s0.unpins);   /* every lock released with its buffer */
+    ST_OK(skel_set_plan(t_saxpy, NULL));
+    skel_plan_free(p);
+    _skel_cuda_test_pinning(old);
+    return at;
+}
+
+SKEL_TEST(cuda_host_copies_used_in_a_loop_get_page_locked)
+{
+    const size_t big = (size_t)4 << 20, small = (size_t)64 << 10;     /* 16 MB, 256 KB of floats */
+    int at;
+    need_gpu();
+    ST_EQ_INT(pinned_after(0, big, 6, 0), 0);
+    ST_EQ_INT(pinned_after(1, big, 2, 0), 1);
+    ST_EQ_INT(pinned_after(1, small, 2, 0), 1);
+    at = pinned_after(2, big, 12, 0);
+    if (at < 1 || at > 6) ST_FAIL("16 MB: the rule locked at call %d (expected within 6)", at);
+    at = pinned_after(2, big, 12, 1);
+    if (at < 1 || at > 6) ST_FAIL("16 MB, flushed: the rule locked at call %d (expected within 6)", at);
+    at = pinned_after(2, small, 40, 0);
+    if (at == 1) ST_FAIL("256 KB: the rule locked at the first copy");
 }
