@@ -490,7 +490,9 @@
        first: the instance's tuned plan or the history model learned
        online (per instance, size and place; outliers left out) predicts
        its time, a measured transfer model (latency + bytes / bandwidth
-       per link) the copies of inputs not already there; places not yet
+       per link, measured with 16 MB copies as the space serves them: on
+       CUDA page-locked where its rule locks a container that size) the
+       copies of inputs not already there; places not yet
        measured for a task get it (calibration).  Unlike StarPU's dmda it
        looks ahead: a place's finish time also counts the predicted time
        there of the submitted calls and tasks that follow the ready one
@@ -18155,6 +18157,9 @@ static const _skel_link *_skel_link_get(int from, int to)
     if (!(host = SKEL_MALLOC(big))) return NULL;
     memset(host, 1, big);
     if (_skel_spaces[p].alloc(_skel_spaces[p].ctx, big, &dev) != SKEL_OK) { SKEL_FREE(host); return NULL; }
+    /* as the space would serve a container of this size copied again and
+       again: page-locked where its rule locks one (CUDA, SKEL_CUDA_PINNED) */
+    if (_skel_spaces[p].pin) _skel_spaces[p].pin(_skel_spaces[p].ctx, dev, host, big);
     ts = _skel_link_time(p, dev, host, small, to != 0);
     tb = _skel_link_time(p, dev, host, big, to != 0);
     _skel_spaces[p].release(_skel_spaces[p].ctx, dev);
