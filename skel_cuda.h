@@ -972,14 +972,17 @@ static void _skel_cuda_release(void *ctx, void *p)
     if (!b) return;
     if (_skel_cuda_set(d) == SKEL_OK) {
         _skel_cuda_unmem(d, b->ptr);
-        t = _skel_now();
-        if (b->pinned && _skel_cu.cuMemHostUnregister(b->pinned) == _SKEL_CU_SUCCESS) {
+        if (b->pinned) {    /* (its bytes leave the count even if the driver refuses: the lock is gone either way) */
+            _skel_CUresult r;
+            t = _skel_now();
+            r = _skel_cu.cuMemHostUnregister(b->pinned);
             t = _skel_now() - t;
             pthread_mutex_lock(&_skel_cuda_lock);
             _skel_cuda_pinned_bytes -= b->bytes;
             _skel_cuda_st.unpins++;
             _skel_cuda_st.unpin_seconds += t;
-            if (b->bytes >= ((size_t)1 << 20)) _skel_cuda_learn(&_skel_cuda_price.unlock, t / (double)b->bytes);
+            if (r == _SKEL_CU_SUCCESS && b->bytes >= ((size_t)1 << 20))
+                _skel_cuda_learn(&_skel_cuda_price.unlock, t / (double)b->bytes);
             pthread_mutex_unlock(&_skel_cuda_lock);
         }
     }
