@@ -441,15 +441,16 @@
        Overlap: the GPU parts' uploads run on the calling thread while
        the host parts already run on the pool (when they upload 1 MiB or
        more; below that the host parts run on the calling thread once the
-       kernels are queued).  Page-locked host copies: a container whose
-       host copy is copied to or from a CUDA device again and again (a
-       loop of split calls on host data, a program that writes its input
-       on the host before each call) gets that host copy page-locked once
-       its pageable copies have taken as long as registering it is
-       estimated to take (the ski rental's rule; skel_cuda.h "Page-
-       locked host copies"): later copies run at DMA speed and take no
-       core from the host parts.  SKEL_CUDA_PINNED=0 never, =1 at the
-       first copy.
+       kernels are queued).  Page-locked host copies: a container's
+       host copy is page-locked before a copy to or from a CUDA device
+       once its pageable copies so far, this one included, take as long
+       as registering and releasing it is estimated to (the ski rental's
+       rule; skel_cuda.h "Page-locked host copies"): a large container
+       at its first copy, a small one only when copied again and again
+       (a loop of split calls on host data, a program that writes its
+       input on the host before each call).  Its copies then run at DMA
+       speed and take no core from the host parts.  SKEL_CUDA_PINNED=0
+       never, =1 at the first copy.
 
    TASKS (thesis ch. 6; StarPU's task model)
        skel_submit(sk, &call) runs a call later and returns at once;
