@@ -852,8 +852,8 @@ typedef struct _skel_cuda_buf {
    pageable copies so far plus this one (estimated from the pageable speed
    seen) take as long as registering and releasing it is estimated to
    take.  So a large container is locked at its first copy (on the H100
-   host from about 2 MB: the registration costs less than one pageable
-   copy saves), a 1 MB one at its second, a 64 KB one only after some
+   host from about 4 MB: the registration costs less than one pageable
+   copy saves), a 1 MB one at its third, a 64 KB one only after some
    25 copies; and a container never pays much more than the better choice
    in hindsight would have.  The prices start from the H100 host's and
    are learned from each copy, registration and release.  Registered
