@@ -1871,6 +1871,36 @@ void _skel_site_note(_skel_site *e, int alone, double t, double guess);
 void _skel_pool_site_for(const void *who, int width, int parts, size_t n, _skel_body body, void *ctx);
 int _skel_pool_asleep(void);
 void _skel_pool_pass_wake(void);
+/* A memory space of the coherence layer (the implementation's "memory
+   spaces"): the host is space 0; GPU providers register theirs (and
+   tests a stand-in, in a child process: a space stays for the process). */
+typedef struct _skel_space {
+    const char *name;           /* "host", "cuda:0", "opencl:0" */
+    const char *backend;        /* the backend computing here (NULL: the host's CPU backends) */
+    int device;                 /* that backend's device index */
+    void *ctx;
+    int (*alloc)(void *ctx, size_t bytes, void **dev);
+    void (*release)(void *ctx, void *dev);
+    /* copy bytes between host memory and the device copy, at byte offset off of it */
+    int (*upload)(void *ctx, void *dev, size_t off, const void *host, size_t bytes);
+    int (*download)(void *ctx, void *host, const void *dev, size_t off, size_t bytes);
+    /* Optional: asked before each copy of `bytes` between a container's
+       host copy `host` and its device copy dev, until it answers 1: the
+       space may page-lock host for dev's lifetime, now or at a later ask
+       (it keeps the score; CUDA: "Page-locked host copies" in skel_cuda.h). */
+    int (*pin)(void *ctx, void *dev, void *host, size_t bytes);
+    int (*wait)(void *ctx);     /* until everything queued in this space has finished */
+    /* Optional: time marks in this space's queue, timed by the device (a
+       split's GPU part times).  mark(ctx, &m) with m NULL queues a new
+       pair's start mark, with m set its end mark (SKEL_OK, or m is NULL
+       after a failed start).  marked(ctx, m, &secs): 0 while m's end is
+       still ahead; else 1 with secs the seconds from its start to its end
+       as the device ran them (-1: unknown), and m is freed.  Every m a
+       mark made goes to marked until it answers 1 (after wait it does). */
+    int (*mark)(void *ctx, void **m);
+    int (*marked)(void *ctx, void *m, double *secs);
+} _skel_space;
+int _skel_space_register(const _skel_space *s);    /* its id, or -1 */
 
 enum { SKEL_KIND_MAP = 1, SKEL_KIND_REDUCE, SKEL_KIND_MAPREDUCE, SKEL_KIND_SCAN,
        SKEL_KIND_OVERLAP, SKEL_KIND_OVERLAP2D, SKEL_KIND_MAPARRAY, SKEL_KIND_MAPPAIRS,
@@ -4594,7 +4624,8 @@ static long _skel_oob_now(void)
        (lock-free: the map's summary words, see below).
    _skel_map_reset(c, s)                 all of c valid in s only (tests,
        the tuner's operand placement; s must hold all of it already).
-   _skel_spaces[p], _skel_nspaces        the places: name, backend, device,
+   _skel_spaces[p], _skel_nspaces        the places (_skel_space, declared with
+       the internal pool API above): name, backend, device,
        and the space's copy functions (range copies, byte offsets), wait
        and (optional) time marks.
    _skel_part_io(sk, c, sh, &io)         the element ranges part sh of call c
@@ -4613,32 +4644,6 @@ static long _skel_oob_now(void)
    lock (a CPU call on data the host holds): they change only under the
    lock, with release stores, after the copy they announce is complete.
    --------------------------------------------------------------------- */
-typedef struct _skel_space {
-    const char *name;           /* "host", "cuda:0", "opencl:0" */
-    const char *backend;        /* the backend computing here (NULL: the host's CPU backends) */
-    int device;                 /* that backend's device index */
-    void *ctx;
-    int (*alloc)(void *ctx, size_t bytes, void **dev);
-    void (*release)(void *ctx, void *dev);
-    /* copy bytes between host memory and the device copy, at byte offset off of it */
-    int (*upload)(void *ctx, void *dev, size_t off, const void *host, size_t bytes);
-    int (*download)(void *ctx, void *host, const void *dev, size_t off, size_t bytes);
-    /* Optional: asked before each copy of `bytes` between a container's
-       host copy `host` and its device copy dev, until it answers 1: the
-       space may page-lock host for dev's lifetime, now or at a later ask
-       (it keeps the score; CUDA: "Page-locked host copies" in skel_cuda.h). */
-    int (*pin)(void *ctx, void *dev, void *host, size_t bytes);
-    int (*wait)(void *ctx);     /* until everything queued in this space has finished */
-    /* Optional: time marks in this space's queue, timed by the device (a
-       split's GPU part times).  mark(ctx, &m) with m NULL queues a new
-       pair's start mark, with m set its end mark (SKEL_OK, or m is NULL
-       after a failed start).  marked(ctx, m, &secs): 0 while m's end is
-       still ahead; else 1 with secs the seconds from its start to its end
-       as the device ran them (-1: unknown), and m is freed.  Every m a
-       mark made goes to marked until it answers 1 (after wait it does). */
-    int (*mark)(void *ctx, void **m);
-    int (*marked)(void *ctx, void *m, double *secs);
-} _skel_space;
 
 /* Appended by GPU providers (under _skel_gpu_lock) and published like the
    backend registry: entries below _SKEL_LOAD(&_skel_nspaces) never change. */

@@ -230,3 +230,108 @@ SKEL_TEST(map_threads_reading_ranges_into_one_space_copy_each_element_once)
         skel_free(v);
     }
 }
+
+/* ---- a space's pin op (CUDA's page-locking) through the coherence layer ----
+   A stand-in device space (host memory as its "device") whose pin op
+   records each ask and answers 1 at a buffer's third: the layer must ask
+   before each copy to or from that space, with the container's own host
+   pointer (not the copied range's) and the copy's bytes, stop asking once
+   the answer is 1, and ask again for the buffer a released one is
+   replaced by.  Copies move the same values throughout.  In a child: a
+   registered space stays for the process. */
+typedef struct { char *mem; int asks; } fake_buf;
+static struct { int asks, releases; const void *host[16]; size_t bytes[16]; } fake;
+static int fake_alloc(void *ctx, size_t bytes, void **dev)
+{
+    fake_buf *b = (fake_buf *)calloc(1, sizeof *b);
+    (void)ctx;
+    if (!b || !(b->mem = (char *)malloc(bytes))) { free(b); return SKEL_ENOMEM; }
+    *dev = b;
+    return SKEL_OK;
+}
+static void fake_release(void *ctx, void *dev)
+{
+    (void)ctx;
+    free(((fake_buf *)dev)->mem);
+    free(dev);
+    fake.releases++;
+}
+static int fake_upload(void *ctx, void *dev, size_t off, const void *host, size_t bytes)
+{
+    (void)ctx;
+    memcpy(((fake_buf *)dev)->mem + off, host, bytes);
+    return SKEL_OK;
+}
+static int fake_download(void *ctx, void *host, const void *dev, size_t off, size_t bytes)
+{
+    (void)ctx;
+    memcpy(host, ((const fake_buf *)dev)->mem + off, bytes);
+    return SKEL_OK;
+}
+static int fake_wait(void *ctx) { (void)ctx; return SKEL_OK; }
+static int fake_pin(void *ctx, void *dev, void *host, size_t bytes)
+{
+    (void)ctx;
+    if (fake.asks < 16) { fake.host[fake.asks] = host; fake.bytes[fake.asks] = bytes; }
+    fake.asks++;
+    return ++((fake_buf *)dev)->asks >= 3;
+}
+
+static void expect_asks(int asks, const void *host, size_t bytes)
+{
+    ST_EQ_INT(fake.asks, asks);
+    ST_CHECK(fake.host[asks - 1] == host);
+    ST_EQ_INT((long long)fake.bytes[asks - 1], (long long)bytes);
+}
+
+SKEL_TEST_HIDDEN(child_coherence_asks_a_space_to_pin_until_it_answers)
+{
+    const size_t n = 100003;
+    uint64_t rng = st_seed("pin-op", 1, 2);
+    _skel_space sp;
+    skel_vec *c;
+    int32_t *h, got[4000];
+    const void *base;
+    size_t i;
+    int s;
+    memset(&sp, 0, sizeof sp);
+    sp.name = "fake:0";
+    sp.alloc = fake_alloc; sp.release = fake_release;
+    sp.upload = fake_upload; sp.download = fake_download;
+    sp.wait = fake_wait; sp.pin = fake_pin;
+    ST_CHECK((s = _skel_space_register(&sp)) > 0);
+    ST_OK(skel_vec_new(&c, SKEL_INT32, n));
+    ST_CHECK((h = (int32_t *)skel_write(c)) != NULL);
+    for (i = 0; i < n; ++i) h[i] = (int32_t)st_rand_int(&rng, -1000000, 1000000);
+    base = h;
+    ST_CHECK(_skel_acquire_range(c, s, 1, 1000, 5000) != NULL);   /* (1: read) a range: the container's pointer */
+    expect_asks(1, base, 4000 * sizeof(int32_t));
+    ST_OK(_skel_test_peek_range(c, s, 1000, 5000, got));
+    ST_CHECK(memcmp(got, h + 1000, sizeof got) == 0);
+    ST_CHECK(_skel_acquire_range(c, s, 1, 0, n) != NULL);                       /* the rest: two copies */
+    ST_EQ_INT(fake.asks, 3);
+    ST_CHECK(fake.host[1] == base && fake.host[2] == base);
+    ST_EQ_INT((long long)(fake.bytes[1] + fake.bytes[2]), (long long)((n - 4000) * sizeof(int32_t)));
+    ST_CHECK((h = (int32_t *)skel_write(c)) != NULL && (const void *)h == base);
+    h[7] = 7;
+    ST_CHECK(_skel_acquire_range(c, s, 1, 0, n) != NULL);                       /* answered 1: not asked again */
+    ST_EQ_INT(fake.asks, 3);
+    for (i = 0; i < 4000; ++i) got[i] = -(int32_t)i;
+    ST_OK(_skel_test_write_range(c, s, 50000, 54000, got));
+    ST_CHECK((h = (int32_t *)skel_read(c)) != NULL);                         /* a download: not asked */
+    ST_EQ_INT(fake.asks, 3);
+    ST_CHECK(h[7] == 7 && h[50000] == 0 && h[53999] == -3999);
+    ST_OK(skel_flush(c));                                                    /* the buffer goes ... */
+    ST_EQ_INT(fake.releases, 1);
+    ST_CHECK(_skel_acquire_range(c, s, 1, 0, n) != NULL);                       /* ... a new one is asked again */
+    expect_asks(4, base, n * sizeof(int32_t));
+    ST_OK(_skel_test_peek_range(c, s, 50000, 54000, got));
+    ST_CHECK(got[0] == 0 && got[3999] == -3999);
+    skel_free(c);
+    ST_EQ_INT(fake.releases, 2);
+}
+
+SKEL_TEST(coherence_asks_a_space_to_pin_until_it_answers)
+{
+    ST_CHILD_OK("child_coherence_asks_a_space_to_pin_until_it_answers", NULL, 60);
+}
