@@ -4724,6 +4724,7 @@ struct skel_array {
     int dims;                   /* 1 vector, 2 matrix, 3 depth x rows x cols */
     size_t depth, rows, cols, n, esz;
     void *host;
+    void *host_block;               /* what host was carved from (page-aligned copies), or NULL */
     void *dev[_SKEL_MAX_SPACES];    /* guarded by lock */
     unsigned pin_settled;           /* spaces whose pin answered 1 for dev[s] (lock) */
     _skel_seg *seg;                 /* the map: nseg segments (>= 1), seg[0].lo = 0; guarded by lock */
@@ -4834,6 +4835,24 @@ size_t _skel_missing(skel_vec *c, int s, size_t lo, size_t hi)
 
 int _skel_map_valid(const skel_vec *c, int s) { return (_SKEL_LOAD(&c->all) >> s) & 1u; }
 
+/* A container's host copy of `bytes`.  From 64 KiB on it has pages of
+   its own (page-aligned, whole pages; *block is what to free): a space
+   that page-locks host copies (CUDA: SKEL_CUDA_PINNED) locks whole
+   pages, and a copy sharing a page with one already locked could not be
+   locked (the driver refuses overlapping registrations).  Smaller ones
+   are plain allocations (*block NULL). */
+static void *_skel_host_alloc(size_t bytes, void **block)
+{
+    long ps = sysconf(_SC_PAGESIZE);
+    size_t page = ps > 0 ? (size_t)ps : 4096;
+    uintptr_t p;
+    *block = NULL;
+    if (bytes < ((size_t)1 << 16) || bytes > SIZE_MAX - 2 * page) return SKEL_MALLOC(bytes);
+    if (!(*block = SKEL_MALLOC(bytes + 2 * page))) return NULL;
+    p = ((uintptr_t)*block + page - 1) & ~(uintptr_t)(page - 1);
+    return (void *)p;
+}
+
 /* dims: 1, 2 or 3 (depth x rows x cols) */
 static int _skel_array_new(skel_vec **out, int dims, skel_type t, size_t depth, size_t rows,
                            size_t cols, const void *fill, const void *src, void *wrap)
@@ -4869,7 +4888,7 @@ static int _skel_array_new(skel_vec **out, int dims, skel_type t, size_t depth, 
         a->host = wrap;
         a->wrapped = 1;
     } else {
-        a->host = SKEL_MALLOC(n ? n * a->esz : a->esz);   /* (an element: a debug view read of element 0) */
+        a->host = _skel_host_alloc(n ? n * a->esz : a->esz, &a->host_block);   /* (an element: a debug view read of element 0) */
         if (!a->host) {
             pthread_mutex_destroy(&a->lock);
             SKEL_FREE(a);
@@ -4925,7 +4944,7 @@ void skel_free(skel_vec *c)
     if (!c) return;
     _skel_tasks_forget(c);
     _skel_release_devices(c);
-    if (!c->wrapped) SKEL_FREE(c->host);
+    if (!c->wrapped) SKEL_FREE(c->host_block ? c->host_block : c->host);
     if (c->seg != c->seg_inline) SKEL_FREE(c->seg);
     pthread_mutex_destroy(&c->lock);
     SKEL_FREE(c);

@@ -857,7 +857,10 @@ typedef struct _skel_cuda_buf {
    25 copies; and a container never pays much more than the better choice
    in hindsight would have.  The prices start from the H100 host's and
    are learned from each copy, registration and release.  Registered
-   memory stays within a quarter of the machine's memory.  Modes: 0
+   memory stays within a quarter of the machine's memory.  skel's own host
+   copies of 64 KiB or more have pages of their own, so each can be
+   locked (the driver refuses a lock that overlaps another); a wrapped
+   buffer that shares a page with a locked one stays pageable.  Modes: 0
    never, 1 at the first copy (the old SKEL_CUDA_PINNED=1), 2 the rule
    (default). */
 #define _SKEL_CUDA_PIN_MIN ((size_t)1 << 16)    /* smaller copies gain nothing measurable */

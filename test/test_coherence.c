@@ -7,6 +7,8 @@
    The OpenCL space stands in for any device space; tests that need it
    skip when OpenCL is absent (fail under SKEL_REQUIRE=opencl). */
 #include <pthread.h>
+#include <stdint.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include "skel.h"
@@ -334,4 +336,25 @@ SKEL_TEST_HIDDEN(child_coherence_asks_a_space_to_pin_until_it_answers)
 SKEL_TEST(coherence_asks_a_space_to_pin_until_it_answers)
 {
     ST_CHILD_OK("child_coherence_asks_a_space_to_pin_until_it_answers", NULL, 60);
+}
+
+/* Host copies of 64 KiB or more own their pages (page-aligned, no other
+   container's data on their last page), so that a space can page-lock
+   each one: the driver refuses a lock overlapping another. */
+SKEL_TEST(coherence_large_host_copies_own_their_pages)
+{
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    skel_vec *v[6];
+    const size_t n[6] = { 16384, 16385, 100003, 1 << 20, 16383, 7 };     /* floats: 64 KiB and up, then smaller */
+    size_t i, j;
+    for (i = 0; i < 6; ++i) ST_OK(skel_vec_new(&v[i], SKEL_FLOAT, n[i]));
+    for (i = 0; i < 4; ++i) {
+        uintptr_t a = (uintptr_t)skel_read(v[i]), end = a + n[i] * sizeof(float);
+        ST_EQ_INT((long long)(a % page), 0);
+        for (j = 0; j < 6; ++j) {   /* no other container starts within its pages */
+            uintptr_t b = (uintptr_t)skel_read(v[j]);
+            if (j != i && b >= a && b < ((end + page - 1) & ~(uintptr_t)(page - 1))) ST_FAIL("%zu inside %zu's pages", j, i);
+        }
+    }
+    for (i = 0; i < 6; ++i) skel_free(v[i]);
 }
