@@ -65,12 +65,13 @@
        SKEL_CUDA_DEVICES=0,1   use these device ordinals (default: all)
        SKEL_CACHE_DIR=dir      kernel cache (else $XDG_CACHE_HOME/skel, else
                                ~/.cache/skel); SKEL_CACHE_DIR=off disables it
-       SKEL_CUDA_PINNED=auto   page-lock a container's host copy once its
-                               pageable copies to and from the device have
-                               cost as much time as the registration is
-                               estimated to (default; at most a quarter of
-                               the machine's memory in all); 1: at its
-                               first copy; 0: never.  The lock lasts as
+       SKEL_CUDA_PINNED=auto   page-lock a container's host copy before a
+                               copy to or from the device once its pageable
+                               copies, this one included, cost as much time
+                               as registering and releasing it is estimated
+                               to (default; at most a quarter of the
+                               machine's memory in all); 1: at its first
+                               copy; 0: never.  The lock lasts as
                                long as the device copy (skel_flush and
                                skel_free release it).
        SKEL_CUDA_POOL_MB=n     freed device memory the driver's pool keeps
@@ -846,8 +847,9 @@ typedef struct _skel_cuda_buf {
    on the H100 host (bench_split --pinning) a 16 MB upload took 2.1 ms
    pageable and 0.32 ms page-locked.  Registering the memory
    (cuMemHostRegister) gives every later copy the DMA's speed, at a one-off
-   price: about 0.2 ms plus 0.035 ms a MB there (16 MB: 1.1 ms), and its
-   release when the device copy goes.  The default rule is the ski
+   price (0.25 ms for 1 MB, 1.1 ms for 16 MB, 9.2 ms for 256 MB there;
+   priced from 0.2 ms + 0.035 ms a MB) and its release when the device
+   copy goes.  The default rule is the ski
    rental's: a buffer's host copy is page-locked before a copy once its
    pageable copies so far plus this one (estimated from the pageable speed
    seen) take as long as registering and releasing it is estimated to
@@ -902,7 +904,7 @@ static int _skel_cuda_pin_mode(const char *v)
     _skel_cuda_pin_cap = pages > 0 && size > 0 ? (size_t)pages / 4 * (size_t)size : (size_t)1 << 30;
     if (!v || !*v || !strcmp(v, "auto")) return 2;
     if (!strcmp(v, "0") || !strcmp(v, "1")) return *v - '0';
-    _skel_log(SKEL_LOG_WARN, "SKEL_CUDA_PINNED=%s: expected 0, 1 or auto; using auto", v);
+    _skel_env_warn("SKEL_CUDA_PINNED=%s: expected 0, 1 or auto; using auto", v);
     return 2;
 }
 static size_t _skel_cuda_alloc_limit, _skel_cuda_alloc_used;   /* tests: a budget of device bytes */
@@ -1741,9 +1743,10 @@ static void _skel_cuda_print_stats(void)
     skel_cuda_stats_get(&s);
     fprintf(stderr, "skel cuda: %ld compilations (%.1f ms each), %ld disk-cache loads, %ld module loads "
             "(%.2f ms each), %ld cache writes, %ld rejected; %ld uploads (%.1f MB), %ld downloads (%.1f MB), "
-            "%ld launches\n", s.compiles, s.compiles ? 1e3 * s.compile_seconds / (double)s.compiles : 0.0,
+            "%ld launches; %ld host copies page-locked (%.1f MB, %.2f ms), %ld released (%.2f ms)\n", s.compiles, s.compiles ? 1e3 * s.compile_seconds / (double)s.compiles : 0.0,
             s.disk_loads, s.module_loads, (s.disk_loads + s.module_loads) ? 1e3 * s.load_seconds / (double)(s.disk_loads + s.module_loads) : 0.0,
-            s.disk_writes, s.disk_rejects, s.uploads, s.bytes_up / 1e6, s.downloads, s.bytes_down / 1e6, s.launches);
+            s.disk_writes, s.disk_rejects, s.uploads, s.bytes_up / 1e6, s.downloads, s.bytes_down / 1e6, s.launches,
+            s.pins, s.bytes_pinned / 1e6, 1e3 * s.pin_seconds, s.unpins, 1e3 * s.unpin_seconds);
 }
 
 /* Load the libraries, open the selected devices, register their memory
