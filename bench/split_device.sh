@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # bench/split_device.sh - the split calls' run on the GPU machine (issue 25).
-#   bash bench/split_device.sh [bench|tests|all|quick]
+#   bash bench/split_device.sh [bench|tests|all|quick|pin]
 #     bench: build/bench_split (sweep, real workloads, chain; plots into $OUT)
 #     tests: the split, coherence and CUDA tests (one small binary) with
 #            SKEL_REQUIRE=cuda,opencl: splits over the host, CUDA and
 #            NVIDIA's OpenCL, and several logical parts on the one GPU
 #     all:   bench, then tests (default)
 #     quick: bench_split --quick, then tests
+#     pin:   tests, then page-locking: bench_split --pinning, the host-data
+#            sweep pageable (--loc host) and by the default rule (--loc
+#            auto) alternately, two rounds, and bench_split_profile --k 0
+#            and 32 under SKEL_CUDA_PINNED=0 and auto with SKEL_TRACE
+#            (traces in $OUT/traces.tgz; bench/split_profile.py reads them)
 # Logs and results in $OUT (default ./device-out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -36,12 +41,32 @@ bench() {   # extra arguments for bench_split
 }
 tests() {
     local t=$(date +%s)
-    timeout 90 env SKEL_REQUIRE=cuda,opencl build/split_tests >"$OUT/tests.log" 2>&1
+    # (the NVRTC check of every suite kernel, cold, takes minutes: bench/device.sh runs it)
+    timeout 90 env SKEL_REQUIRE=cuda,opencl SKEL_TEST_NVRTC_CHECK=${SKEL_TEST_NVRTC_CHECK:-0} build/split_tests >"$OUT/tests.log" 2>&1
     local rc=$?
     note "split, coherence and CUDA tests, SKEL_REQUIRE=cuda,opencl: $(grep -E '^[0-9]+ passed' "$OUT/tests.log" | tail -1) (rc $rc, $(( $(date +%s) - t )) s)"
     grep -E 'FAIL|SKIP' "$OUT/tests.log" | head -12 | tee -a "$SUM"
 }
+pin() {
+    local t r loc k mode
+    make -s build/bench_split_profile >>"$OUT/build.log" 2>&1
+    t=$(date +%s)
+    SKEL_VERBOSE=1 timeout 150 build/bench_split --pinning >/tmp/pinning.md 2>"$OUT/pinning.err"
+    note "bench_split --pinning (rc $?, $(( $(date +%s) - t )) s)"; cat /tmp/pinning.md >> "$SUM"
+    for r in 1 2; do for loc in host auto; do
+        t=$(date +%s)
+        timeout 100 build/bench_split --sweep --loc $loc --svg "$OUT/split_sweep" >/tmp/sweep.md 2>&1
+        note "bench_split --sweep --loc $loc, round $r (rc $?, $(( $(date +%s) - t )) s)"; grep "^|" /tmp/sweep.md >> "$SUM"
+    done; done
+    mkdir -p /tmp/split-traces
+    for k in 0 32; do for mode in 0 auto; do
+        note "bench_split_profile --k $k, SKEL_CUDA_PINNED=$mode:"
+        SKEL_CUDA_PINNED=$mode SKEL_TRACE=/tmp/split-traces/t_${mode}_$k.txt timeout 60 build/bench_split_profile --k $k --calls 30 2>&1 | tail -2 | tee -a "$SUM"
+    done; done
+    tar czf "$OUT/traces.tgz" -C /tmp split-traces
+}
 case "$MODE" in
+pin) tests; pin ;;
 bench) bench ;;
 tests) tests ;;
 quick) bench --quick; tests ;;
