@@ -582,39 +582,62 @@ static double down_once(skel_vec *x)    /* valid on the GPU only, then read on t
     return bench_now() - t0;
 }
 
-/* Mode m on a fresh container of n floats: the registration's time (the
-   stats' delta over the first copy) and its release's (at the free), the medians of 5 uploads and 5
-   downloads after it, or (cycles > 0) the total of `cycles` write + upload
-   cycles and the cycle at which the host copy was locked (0: never). */
-static void pin_case(int m, size_t n, int cycles, double *reg, double *unreg, double *up, double *down, double *total, int *at)
+/* A fresh container of n floats under page-locking mode m (freed after). */
+static skel_vec *pin_vec(int m, size_t n)
 {
     skel_vec *x;
-    skel_cuda_stats s0, s1;
-    double u[5], d[5];
-    int k;
     _skel_cuda_test_pinning(m);
     skel_vec_new(&x, SKEL_FLOAT, n);
     fill(x, 5, 1);
-    skel_cuda_stats_get(&s0);
-    if (cycles > 0) {
-        for (*total = 0, *at = 0, k = 1; k <= cycles; ++k) {
-            *total += up_once(x);
-            skel_cuda_stats_get(&s1);
-            if (!*at && s1.pins > s0.pins) *at = k;
-        }
-    } else {
-        up_once(x);
-        skel_cuda_stats_get(&s1);
-        *reg = s1.pin_seconds - s0.pin_seconds;
-        for (k = 0; k < 5; ++k) { u[k] = up_once(x); d[k] = down_once(x); }
-        *up = bench_median(u, 5);
-        *down = bench_median(d, 5);
-    }
+    return x;
+}
+
+/* x freed, the default mode back; the seconds its lock's release took. */
+static double pin_free(skel_vec *x)
+{
+    skel_cuda_stats s0, s1;
     skel_cuda_stats_get(&s0);
     skel_free(x);
     skel_cuda_stats_get(&s1);
-    *unreg = s1.unpin_seconds - s0.unpin_seconds;
     _skel_cuda_test_pinning(2);
+    return s1.unpin_seconds - s0.unpin_seconds;
+}
+
+/* Mode m, n floats: the registration's time (the stats' delta over the
+   first copy), its release's, and the medians of 5 uploads and 5
+   downloads after it. */
+static void pin_costs(int m, size_t n, double *reg, double *unreg, double *up, double *down)
+{
+    skel_vec *x = pin_vec(m, n);
+    skel_cuda_stats s0, s1;
+    double u[5], d[5];
+    int k;
+    skel_cuda_stats_get(&s0);
+    up_once(x);
+    skel_cuda_stats_get(&s1);
+    *reg = s1.pin_seconds - s0.pin_seconds;
+    for (k = 0; k < 5; ++k) { u[k] = up_once(x); d[k] = down_once(x); }
+    *up = bench_median(u, 5);
+    *down = bench_median(d, 5);
+    *unreg = pin_free(x);
+}
+
+/* Mode m, n floats: the total of `cycles` write + upload cycles; *at the
+   cycle at which the host copy was locked (0: never). */
+static double pin_loop(int m, size_t n, int cycles, int *at)
+{
+    skel_vec *x = pin_vec(m, n);
+    skel_cuda_stats s0, s1;
+    double total = 0;
+    int k;
+    skel_cuda_stats_get(&s0);
+    for (*at = 0, k = 1; k <= cycles; ++k) {
+        total += up_once(x);
+        skel_cuda_stats_get(&s1);
+        if (!*at && s1.pins > s0.pins) *at = k;
+    }
+    pin_free(x);
+    return total;
 }
 
 static void pinning(void)
@@ -627,10 +650,10 @@ static void pinning(void)
            "copies that pay for both |\n|---|---|---|---|---|---|---|---|\n");
     for (i = 0; i < (int)(sizeof mbs / sizeof *mbs); ++i) {
         size_t n = (size_t)(mbs[i] * (1 << 18));
-        double reg[3], unreg[3], u0[3], d0[3], u1[3], d1[3], x, g, t, price;
+        double reg[3], unreg[3], u0[3], d0[3], u1[3], d1[3], x, g, price;
         for (r = 0; r < 3; ++r) {
-            pin_case(0, n, 0, &x, &x, &u0[r], &d0[r], &t, &m);
-            pin_case(1, n, 0, &reg[r], &unreg[r], &u1[r], &d1[r], &t, &m);
+            pin_costs(0, n, &x, &x, &u0[r], &d0[r]);
+            pin_costs(1, n, &reg[r], &unreg[r], &u1[r], &d1[r]);
         }
         g = (bench_median(u0, 3) - bench_median(u1, 3) + bench_median(d0, 3) - bench_median(d1, 3)) / 2;
         price = bench_median(reg, 3) + bench_median(unreg, 3);
@@ -644,10 +667,10 @@ static void pinning(void)
            "default rule ms | rule / best | the rule locked at copy |\n|---|---|---|---|---|---|\n");
     for (i = 0; i < (int)(sizeof mbs / sizeof *mbs); ++i) {
         size_t n = (size_t)(mbs[i] * (1 << 18));
-        double tot[3][3], x, med[3], best;
+        double tot[3][3], med[3], best;
         int at[3], a = 0;
         for (r = 0; r < 3; ++r)
-            for (m = 0; m < 3; ++m) pin_case(m, n, 20, &x, &x, &x, &x, &tot[m][r], &at[m]);
+            for (m = 0; m < 3; ++m) tot[m][r] = pin_loop(m, n, 20, &at[m]);
         a = at[2];      /* the rule's, in the last run */
         for (m = 0; m < 3; ++m) med[m] = bench_median(tot[m], 3);
         best = med[0] < med[1] ? med[0] : med[1];
