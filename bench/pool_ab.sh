@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/pool_ab.sh - the worker pool of this tree against other header
 # trees, in one run: bench/pool_probe.c built once per tree (each DIR holds
-# a skel.h, skel_cuda.h and skel_cl.h), then `bench_pool_probe R C` for
+# a skel.h; skel_cuda.h and skel_cl.h come from DIR if there, else from
+# this tree), then `bench_pool_probe R C` for
 # every size, the trees alternately, ROUNDS times.  SKEL_POOL_ADAPT=0 by
 # default, so that every pool call runs in parallel and a change in the
 # pool's own costs shows (the caller-alone rule would hide it); set
@@ -10,7 +11,7 @@
 #   bash bench/pool_ab.sh ROUNDS "R C[,R C...]" DIR...
 # e.g. with a branch's headers copied where the device tool carries them:
 #   mkdir -p .exp/w1 && git show exp/pool-w1:skel.h > .exp/w1/skel.h &&
-#   cp skel_cuda.h skel_cl.h .exp/w1/ && bash bench/pool_ab.sh 2 "117 56,18 785" .exp/w1
+#   bash bench/pool_ab.sh 2 "117 56,18 785" .exp/w1
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:?usage: pool_ab.sh ROUNDS "R C[,R C...]" DIR...}
@@ -25,7 +26,7 @@ make -s build/bench_pool_probe >> "$LOG" 2>&1 || { echo "build failed" | tee -a 
 progs=(build/bench_pool_probe) names=(this)
 for d in "$@"; do
     [ -f "$d/skel.h" ] || { echo "pool_ab.sh: $d has no skel.h" | tee -a "$LOG"; exit 1; }
-    p="build/pool_probe_$(basename "$d")"
+    p="build/pool_probe_${#progs[@]}"
     cc -O3 -march=native -std=c99 -fopenmp -I"$d" -I. bench/pool_probe.c -o "$p" -ldl -lpthread -lm >> "$LOG" 2>&1 ||
         { echo "pool_ab.sh: $d does not build" | tee -a "$LOG"; exit 1; }
     progs+=("$p"); names+=("$d")
