@@ -22,14 +22,13 @@ mkdir -p "$OUT" build
 export SKEL_POOL_ADAPT=${SKEL_POOL_ADAPT:-0}
 LOG="$OUT/pool_ab.txt"
 echo "== $(date -u '+%Y-%m-%d %H:%M UTC'); $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs; SKEL_POOL_ADAPT=$SKEL_POOL_ADAPT" > "$LOG"
-make -s build/bench_pool_probe >> "$LOG" 2>&1 || { echo "build failed" | tee -a "$LOG"; exit 1; }
-progs=(build/bench_pool_probe) names=(this)
-for d in "$@"; do
+progs=() names=()
+for d in . "$@"; do     # every tree built alike (this one: ".")
     [ -f "$d/skel.h" ] || { echo "pool_ab.sh: $d has no skel.h" | tee -a "$LOG"; exit 1; }
     p="build/pool_probe_${#progs[@]}"
     cc -O3 -march=native -std=c99 -fopenmp -I"$d" -I. bench/pool_probe.c -o "$p" -ldl -lpthread -lm >> "$LOG" 2>&1 ||
         { echo "pool_ab.sh: $d does not build" | tee -a "$LOG"; exit 1; }
-    progs+=("$p"); names+=("$d")
+    progs+=("$p"); names+=("$([ "$d" = . ] && echo this || echo "$d")")
 done
 IFS=, read -ra sizes <<< "$SIZES"
 for r in $(seq "$ROUNDS"); do
