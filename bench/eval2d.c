@@ -341,7 +341,7 @@ static double sample(skel_skeleton *sk, const conf *c, double last, int *bad)
     return sum / m;
 }
 
-static uint64_t ORDER_RNG = 0x9E3779B97F4A7C15ULL;
+static unsigned long long ORDER_RNG = 0x9E3779B97F4A7C15ULL;
 
 /* best / tuned with the best variant chosen on one half of the rounds
    (even or odd) and its ratio to tuned taken on the other, both ways,
@@ -393,11 +393,7 @@ static void time_point(skel_skeleton *sk, const conf *cs, int nc, double *med, i
     start = bench_now();
     while (rounds < MAXROUNDS && (rounds < MINROUNDS || bench_now() - start < MINSECONDS) &&
            (rounds < MINROUNDS || bench_now() - start < MAXSECONDS)) {
-        for (i = nk - 1; i > 0; --i) {  /* Fisher-Yates */
-            int t;
-            j = (int)(rnd(&ORDER_RNG) % (uint64_t)(i + 1));
-            t = ord[i]; ord[i] = ord[j]; ord[j] = t;
-        }
+        bench_shuffle(ord, nk, &ORDER_RNG);
         for (j = 0; j < nk; ++j) {
             bad = 0;
             i = ord[j];

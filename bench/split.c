@@ -182,15 +182,17 @@ static double time_call(skel_skeleton *sk, skel_plan *p, const skel_call *c, ske
 static void measure(skel_skeleton *sk, skel_plan **plans, int n, const skel_call *c, skel_vec **in, int nin, int on_gpu,
                     int rounds, int warm, double *med)
 {
+    static unsigned long long order_rng = 0x9E3779B97F4A7C15ull;
     double s[MAXC][64];
-    int r, k;
-    for (k = 0; k < n; ++k)
+    int r, k, ord[MAXC];
+    for (k = 0; k < n; ++k) {
+        ord[k] = k;
         for (r = 0; r < warm; ++r) time_call(sk, plans[k], c, in, nin, on_gpu);
-    for (r = 0; r < rounds; ++r)
-        for (k = 0; k < n; ++k) {   /* each round in another order */
-            int j = (k + r) % n;
-            s[j][r] = time_call(sk, plans[j], c, in, nin, on_gpu);
-        }
+    }
+    for (r = 0; r < rounds; ++r) {
+        bench_shuffle(ord, n, &order_rng);      /* (bench.h: why each round anew) */
+        for (k = 0; k < n; ++k) s[ord[k]][r] = time_call(sk, plans[ord[k]], c, in, nin, on_gpu);
+    }
     for (k = 0; k < n; ++k) med[k] = bench_median(s[k], rounds);
     skel_set_plan(sk, NULL);
 }

@@ -24,6 +24,7 @@
 
 #define MAXCALLS 200
 static int GPU_SPACE;
+static unsigned long long order_rng = 0x9E3779B97F4A7C15ull;
 
 static skel_plan *fixed(const skel_variant *v)
 {
@@ -89,9 +90,10 @@ int main(int argc, char **argv)
     vg.backend = gpu;
     pc = fixed(&vc);
     pg = fixed(&vg);
-    for (i = 0; i < 18; ++i) {      /* 3 warm-up rounds, then 15 for the shares */
+    for (i = 0; i < 18; ++i) {      /* 3 warm-up rounds, then 15 for the shares; in turns */
+        if (i % 2) tg[i] = timed(pg, &c, x, on_gpu);
         tc[i] = timed(pc, &c, x, on_gpu);
-        tg[i] = timed(pg, &c, x, on_gpu);
+        if (i % 2 == 0) tg[i] = timed(pg, &c, x, on_gpu);
     }
     mc = bench_median(tc + 3, 15);
     mg = bench_median(tg + 3, 15);
@@ -102,10 +104,14 @@ int main(int argc, char **argv)
     vs.parts[1].backend = gpu; vs.parts[1].share = 1 - share;
     ps = fixed(&vs);
     for (i = 0; i < 8; ++i) timed(ps, &c, x, on_gpu);     /* refinement */
-    for (i = 0; i < calls; ++i) {
-        tc[i] = timed(pc, &c, x, on_gpu);
-        tg[i] = timed(pg, &c, x, on_gpu);
-        ts[i] = timed(ps, &c, x, on_gpu);
+    for (i = 0; i < calls; ++i) {   /* each round in a fresh order (bench.h: why) */
+        int ord[3] = { 0, 1, 2 }, j;
+        bench_shuffle(ord, 3, &order_rng);
+        for (j = 0; j < 3; ++j) {
+            if (ord[j] == 0) tc[i] = timed(pc, &c, x, on_gpu);
+            else if (ord[j] == 1) tg[i] = timed(pg, &c, x, on_gpu);
+            else ts[i] = timed(ps, &c, x, on_gpu);
+        }
     }
     mc = bench_median(tc, calls);
     mg = bench_median(tg, calls);
