@@ -359,7 +359,7 @@ static int time_confs(const app *a, conf *cs, int nc, double *med, double *ratio
 {
     double s[MAXCONF][MAXROUNDS], last[MAXCONF], start;
     int rounds = 0, i, j, ord[MAXCONF];
-    static uint64_t rng = 0x9E3779B97F4A7C15ULL;
+    static unsigned long long rng = 0x9E3779B97F4A7C15ULL;
     for (i = 0; i < nc; ++i) {
         use_conf(a, &cs[i]);
         start = bench_now();
@@ -370,12 +370,7 @@ static int time_confs(const app *a, conf *cs, int nc, double *med, double *ratio
     }
     start = bench_now();
     while (rounds < MAXROUNDS && (rounds < MINROUNDS || bench_now() - start < MINSECONDS)) {
-        for (i = nc - 1; i > 0; --i) {  /* Fisher-Yates */
-            int t;
-            rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17;
-            j = (int)(rng % (uint64_t)(i + 1));
-            t = ord[i]; ord[i] = ord[j]; ord[j] = t;
-        }
+        bench_shuffle(ord, nc, &rng);
         for (j = 0; j < nc; ++j) {
             i = ord[j];
             last[i] = s[i][rounds] = time_sample(a, &cs[i], last[i]);

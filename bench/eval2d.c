@@ -40,8 +40,9 @@
    raise best / tuned if it was the best, so the screen is checked: every
    dropped variant's sample, and the kept ones' medians, are printed with
    EVAL_DUMP=1.  A sample: the operands put back on the host (untimed),
-   then the call and the read of its result, timed; calls under 20 us are
-   summed over several such samples.
+   then the call and the read of its result, timed; where the point's
+   fastest configuration takes under 20 us, every configuration's samples
+   sum as many such calls as bring it to 20 us (the same count for all).
 
    Usage: bench_eval2d [--cpu] [--budget S] [--points N] [--only NAME]
                        [--svg-dir DIR] [--seed N]
@@ -319,15 +320,26 @@ extern int _exst_conf;
 #endif
 static int CONF_INDEX = -1;
 
-/* Seconds per call of configuration c: an untimed call first where the
-   last sample was under 5 ms (what the previous configuration left behind
-   is not charged to this one), then calls on freshly placed operands,
-   summed until 20 us. */
-static double sample(skel_skeleton *sk, const conf *c, double last, int *bad)
+/* Calls a sample sums at a point whose fastest configuration took
+   `least` seconds: until 20 us, the same for every configuration of the
+   point (a batch per configuration, from its own screening sample, gave
+   a slow one single calls and a fast one three, the later ones with the
+   pool's workers awake: at moment 168 x 186 on the H100 the tuned plan
+   measured 1.5-2.6 times its own variant forced). */
+static int batch(double least)
+{
+    int m = least > 0 && least < 20e-6 ? (int)(20e-6 / least) + 1 : 1;
+    return m > 64 ? 64 : m;
+}
+
+/* Seconds per call of configuration c, over m calls: an untimed call
+   first where its last sample was under 5 ms (what the previous
+   configuration left behind is not charged to this one), then calls on
+   freshly placed operands. */
+static double sample(skel_skeleton *sk, const conf *c, double last, int m, int *bad)
 {
     double t0, sum = 0;
-    int b, m = last > 0 && last < 20e-6 ? (int)(20e-6 / last) + 1 : 1;
-    if (m > 64) m = 64;
+    int b;
     skel_set_plan(sk, c->plan);
     if (last < 5e-3 && run_app(sk) != SKEL_OK) *bad = 1;
     for (b = 0; b < m; ++b) {
@@ -380,7 +392,7 @@ static void time_point(skel_skeleton *sk, const conf *cs, int nc, double *med, i
     int i, j, rounds = 0, ord[MAXCONF], nk = 0, bad;
     for (i = 0; i < nc; ++i) {          /* screening, with a check of each result */
         bad = 0;
-        med[i] = sample(sk, &cs[i], 0, &bad);
+        med[i] = sample(sk, &cs[i], 0, 1, &bad);
         if (bad || !check_result(sk, seed)) {
             fprintf(stderr, "%s: %s gave a wrong result or failed (%s)\n", sk->name, cs[i].label, skel_last_error());
             ++*wrong;
@@ -398,7 +410,7 @@ static void time_point(skel_skeleton *sk, const conf *cs, int nc, double *med, i
             bad = 0;
             i = ord[j];
             CONF_INDEX = i;
-            s[i][rounds] = sample(sk, &cs[i], med[i], &bad);
+            s[i][rounds] = sample(sk, &cs[i], med[i], batch(least), &bad);
             CONF_INDEX = -1;
             *wrong += bad;
         }
