@@ -111,6 +111,21 @@ SKEL_TEST(pool_parts_give_each_thread_several_chunks_of_a_grain_or_more)
     ST_EQ_UINT(_skel_pool_parts(0, 100000), 8);              /* width < 1 counts as 1 */
 }
 
+/* Rows, planes and blocks of columns are chunked by their elements, at
+   most one chunk an item: counted in items, a column pass of 16 blocks of
+   16 x 4096 elements was one chunk (_SKEL_POOL_MIN items a chunk) and ran
+   on one thread, and 56 rows of a 56 x 637 scan gave 16 threads 3 chunks. */
+SKEL_TEST(pool_parts_of_heavy_items_count_their_elements)
+{
+    ST_EQ_UINT(_skel_test_pool_parts_of(2, 16, 16 * 4096), 16);    /* was 1 */
+    ST_EQ_UINT(_skel_test_pool_parts_of(16, 56, 637), 16);          /* was 3 */
+    ST_EQ_UINT(_skel_test_pool_parts_of(16, 3, 1 << 20), 3);        /* one item a chunk at most */
+    ST_EQ_UINT(_skel_test_pool_parts_of(16, 1, 1 << 20), 1);
+    ST_EQ_UINT(_skel_test_pool_parts_of(2, 0, 100), 1);
+    ST_EQ_UINT(_skel_test_pool_parts_of(2, 1 << 16, 1), _skel_pool_parts(2, 1 << 16));   /* elements: as before */
+    ST_EQ_UINT(_skel_test_pool_parts_of(16, 31, 1), 1);
+}
+
 /* ---- many threads calling at once ---- */
 typedef struct fill { int *out; int salt; } fill;
 static void fill_body(void *ctx, int part, size_t lo, size_t hi)
