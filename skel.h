@@ -1016,7 +1016,9 @@
                 512 columns was one chunk, and 56 rows of a row Scan gave 16
                 threads 3 chunks).  2-vCPU VM, pool/2, 5x5 dilation rows
                 then columns: 4096 x 256 3.6-3.8 ms (was 8.6-8.7), 16384 x
-                64 4.4-4.5 ms (was 6.9-7.0).
+                64 4.4-4.5 ms (was 6.9-7.0).  The column pass works in
+                tiles of 16 columns by 256 rows, so a matrix of 16 columns
+                or fewer splits too: 4096 x 16 0.28 ms (was 0.42-0.47).
               - 2-D plans: in an open leaf a split stands in for its family
                 (the splits over the same places made at the other
                 corners), and the one made for the nearest-weighing corner
@@ -6125,6 +6127,7 @@ typedef struct _skel_cpu_ctx {
     size_t rlo, rhi;            /* MapOverlap along columns: the output rows ... */
     int nrr;                    /* ... and the row ranges the stencil reads */
     size_t rr_lo[3], rr_hi[3];
+    size_t ntile;               /* ... and the tiles of _SKEL_COL_TILE rows they come in */
 } _skel_cpu_ctx;
 
 static void _skel_body_map(void *p, int t, size_t lo, size_t hi)
@@ -6433,12 +6436,18 @@ static void _skel_transpose_block(const unsigned char *src, unsigned char *dst, 
 }
 
 #define _SKEL_COL_BLOCK 16
-/* MapOverlap along columns, output rows [c->rlo, c->rhi): blocks of
-   columns are transposed into contiguous rows (only the rows the stencil
-   reads, c->rr_*), run through the row function, and transposed back
-   (each output through its own temporary); part t works in scratch block
-   t (c->scratch, allocated before any part writes: a failed call must not
-   have written half the columns). */
+#define _SKEL_COL_TILE 256
+/* MapOverlap along columns, output rows [c->rlo, c->rhi): tiles of
+   _SKEL_COL_BLOCK columns by _SKEL_COL_TILE output rows are transposed
+   into contiguous rows (the tile's rows and the halo rows its stencil
+   reads), run through the row function, and transposed back (each output
+   through its own temporary); part t works in scratch block t
+   (c->scratch, allocated before any part writes: a failed call must not
+   have written half the columns), which holds whole columns so that the
+   row function indexes them by row.  Tiles rather than whole columns:
+   a matrix of 16 columns or fewer is one block, which ran on one thread,
+   and a block's whole columns (16 x 4096 floats in and out, 512 KiB) left
+   the cache between the transposition and the stencil. */
 static size_t _skel_col_block_bytes(const _skel_cpu_ctx *c)
 {
     size_t bytes = c->iesz;
@@ -6450,22 +6459,24 @@ static size_t _skel_col_block_bytes(const _skel_cpu_ctx *c)
 static void _skel_body_overlap_cols(void *p, int t, size_t lo, size_t hi)
 {
     _skel_cpu_ctx *c = (_skel_cpu_ctx *)p;
-    size_t R = c->rows, C = c->cols, b, k, w;
+    size_t R = c->rows, C = c->cols, it, k, w, rr_lo[3], rr_hi[3];
     unsigned char *tin = c->scratch + (size_t)t * _skel_col_block_bytes(c), *tout[SKEL_MAX_OUT];
     void *d[SKEL_MAX_OUT];
-    int o, q, no = c->sk->nout;
+    int o, q, nrr, no = c->sk->nout;
     if (lo >= hi) return;
     tout[0] = tin + _SKEL_COL_BLOCK * R * c->iesz;
     for (o = 1; o < no; ++o) tout[o] = tout[o - 1] + _SKEL_COL_BLOCK * R * c->desz[o - 1];
-    for (b = lo; b < hi; ++b) {
-        size_t c0 = b * _SKEL_COL_BLOCK;
+    for (it = lo; it < hi; ++it) {      /* item it: block it / ntile, its tile it % ntile */
+        size_t c0 = it / c->ntile * _SKEL_COL_BLOCK, r0 = c->rlo + it % c->ntile * _SKEL_COL_TILE;
+        size_t r1 = c->rhi - r0 < _SKEL_COL_TILE ? c->rhi : r0 + _SKEL_COL_TILE;
         w = C - c0 < _SKEL_COL_BLOCK ? C - c0 : _SKEL_COL_BLOCK;
-        for (q = 0; q < c->nrr; ++q) _skel_transpose_block(c->src, tin, R, c->rr_lo[q], c->rr_hi[q], C, c0, w, c->iesz, 0);
+        nrr = _skel_halo(r0, r1, (size_t)c->sk->dr, R, c->job.edge, rr_lo, rr_hi);
+        for (q = 0; q < nrr; ++q) _skel_transpose_block(c->src, tin, R, rr_lo[q], rr_hi[q], C, c0, w, c->iesz, 0);
         for (k = 0; k < w; ++k) {
             for (o = 0; o < no; ++o) d[o] = tout[o] + k * R * c->desz[o];
-            c->sk->cpu.overlap(&c->job, tin + k * R * c->iesz, d, R, c->rlo, c->rhi, c0 + k, C);
+            c->sk->cpu.overlap(&c->job, tin + k * R * c->iesz, d, R, r0, r1, c0 + k, C);
         }
-        for (o = 0; o < no; ++o) _skel_transpose_block(tout[o], c->dst[o], R, c->rlo, c->rhi, C, c0, w, c->desz[o], 1);
+        for (o = 0; o < no; ++o) _skel_transpose_block(tout[o], c->dst[o], R, r0, r1, C, c0, w, c->desz[o], 1);
     }
 }
 
@@ -6609,7 +6620,8 @@ static int _skel_cpu_overlap(_skel_cpu_ctx *c, const skel_call *call, const _ske
     /* every buffer first, so the call fails before it writes anything: a
        scratch block per part of the columns' phase, and the temporary (rows
        then columns: one output, of the input's type) */
-    parts = _skel_parts_of(&c->par, nb, (size_t)_SKEL_COL_BLOCK * in->rows);
+    c->ntile = sh->hi > sh->lo ? (sh->hi - sh->lo + _SKEL_COL_TILE - 1) / _SKEL_COL_TILE : 1;
+    parts = _skel_parts_of(&c->par, nb * c->ntile, (size_t)_SKEL_COL_BLOCK * _SKEL_COL_TILE);
     if (parts > (size_t)c->par.threads) parts = (size_t)c->par.threads;    /* (a scratch block each) */
     block_bytes = _skel_col_block_bytes(c);
     if (!(c->scratch = (unsigned char *)SKEL_MALLOC(parts * block_bytes + (dir == SKEL_COLS ? 0 : in->n * c->iesz) + 1)))
@@ -6621,7 +6633,7 @@ static int _skel_cpu_overlap(_skel_cpu_ctx *c, const skel_call *call, const _ske
         c->src = tmp;
         c->dst[0] = (unsigned char *)dst[0];
     }
-    _skel_parallel(&c->par, parts, nb, _skel_body_overlap_cols, c);
+    _skel_parallel(&c->par, parts, nb * c->ntile, _skel_body_overlap_cols, c);
     SKEL_FREE(c->scratch);
     return SKEL_OK;
 }
