@@ -3669,7 +3669,9 @@ int _skel_trace_flush(void)
        thread holds back little), but chunks of at least _SKEL_POOL_GRAIN
        items where that still leaves one chunk per thread, and never of
        fewer than _SKEL_POOL_MIN items (a call of under 32 items runs on
-       its calling thread).
+       its calling thread).  Items here are elements: the backends count
+       rows, planes and tiles of columns by their elements
+       (_skel_parts_of), at most one chunk an item.
    _skel_task t; _skel_pool_submit(&t, fn, arg)
        Queue fn(arg) (returning a status) to run on a worker; returns at
        once.  t belongs to the caller and must stay alive and unmoved
