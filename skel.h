@@ -6469,9 +6469,7 @@ static void _skel_transpose_block(const unsigned char *src, unsigned char *dst, 
    (c->scratch, allocated before any part writes: a failed call must not
    have written half the columns), which holds whole columns so that the
    row function indexes them by row.  Tiles rather than whole columns:
-   a matrix of 16 columns or fewer is one block, which ran on one thread,
-   and a block's whole columns (16 x 4096 floats in and out, 512 KiB) left
-   the cache between the transposition and the stencil. */
+   a matrix of 16 columns or fewer is one block, which ran on one thread. */
 static size_t _skel_col_block_bytes(const _skel_cpu_ctx *c)
 {
     size_t bytes = c->iesz;
