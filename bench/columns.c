@@ -15,6 +15,7 @@
 
 #define SKEL_IMPLEMENTATION
 #include "skel.h"
+#include "bench_skel.h"
 
 SKEL_FUNC(float, max5_f, (const float *a),
     float m = a[-2]; int i;
@@ -23,19 +24,6 @@ SKEL_FUNC(float, max5_f, (const float *a),
 SKEL_OVERLAP(run_max, max5_f, float, 2)
 SKEL_FUNC(int32_t, add_i, (int32_t a, int32_t b), return a + b;)
 SKEL_REDUCE(col_sums, add_i, int32_t)
-
-static skel_plan *fixed(const char *backend)
-{
-    skel_plan *p;
-    skel_variant v;
-    memset(&v, 0, sizeof v);
-    v.backend = backend;
-    if (skel_plan_new(&p) != SKEL_OK || skel_plan_add(p, 0, SIZE_MAX, &v) != SKEL_OK) {
-        fprintf(stderr, "bench_columns: plan: %s\n", skel_last_error());
-        exit(1);
-    }
-    return p;
-}
 
 /* The least of 21 calls of sk with plan p (after one untimed), seconds. */
 static double least(skel_skeleton *sk, skel_plan *p, const skel_call *c)
@@ -106,8 +94,8 @@ int main(int argc, char **argv)
                                         { 16384, 64 }, { 65536, 16 } };
     skel_plan *plans[2];
     int i;
-    plans[0] = fixed("seq");
-    plans[1] = fixed("pool");
+    plans[0] = bench_fixed_plan("seq", 0, 0);
+    plans[1] = bench_fixed_plan("pool", 0, 0);
     printf("# skel %s, CPU backends: seq / pool (%d threads), least of 21 calls, us\n\n", SKEL_VERSION,
            _skel_pool_default_threads());
     printf("| rows x cols | running max, rows | columns | rows then columns | column sums | columns / rows |\n");
