@@ -1014,15 +1014,14 @@
                 by their elements, at most one chunk an item (counted in
                 items, the column pass of a MapOverlap on a matrix of under
                 512 columns was one chunk, and 56 rows of a row Scan gave 16
-                threads 3 chunks).  2-vCPU VM, pool/2, 5x5 dilation rows
-                then columns: 4096 x 256 3.6-3.8 ms (was 8.6-8.7), 16384 x
-                64 4.4-4.5 ms (was 6.9-7.0).  The column pass works in
-                tiles of 16 columns by 256 rows, so a matrix of 16 columns
-                or fewer splits too: 4096 x 16 0.28 ms (was 0.42-0.47).
-                Its transposed columns no longer start a multiple of 4 KiB
-                apart (they shared L1 sets from 1024 rows of floats on): on
-                one thread 4096 x 256 4.3-4.5 ms (was 7.5-7.6), 1024 x 1024
-                4.2-4.3 (was 7.7-9.1); pool/2 2.4-2.5 and 2.1-2.2.
+                threads 3 chunks); the column pass works in tiles of 16
+                columns by 256 rows (a matrix of 16 columns splits too), its
+                transposed columns no longer start a multiple of 4 KiB apart
+                (they shared L1 sets from 1024 rows of floats on), and its
+                transposition has a loop per element size.  bench_columns,
+                2-vCPU VM, 2^20 floats, the column pass before / after:
+                4096 x 256 4.0-4.2 / 1.4 ms on one thread, 4.0 / 0.7-0.9 on
+                pool/2; 65536 x 16 4.1-4.3 / 0.95 and 4.3-4.4 / 0.45-0.97.
               - 2-D plans: in an open leaf a split stands in for its family
                 (the splits over the same places made at the other
                 corners), and the one made for the nearest-weighing corner
@@ -5921,8 +5920,8 @@ static size_t _skel_parts(const _skel_par *par, size_t n)
    one item.  Counted in items, the column pass of a 4096 x 256 MapOverlap
    (16 blocks of 16 columns, 64 Ki elements each) was one chunk: the pool
    gives a chunk at least _SKEL_POOL_MIN items, so it ran on one thread
-   (2-vCPU VM: 5.8 ms on pool/2 as on seq; 2.8 ms at 1024 x 1024, 64
-   blocks). */
+   (bench_columns, 2-vCPU VM: pool/2 took seq's time at 256 columns and
+   fewer, half of it at 1024 x 1024, 64 blocks). */
 static size_t _skel_parts_of(const _skel_par *par, size_t n, size_t weight)
 {
     size_t parts = _skel_parts(par, n * (weight ? weight : 1));
@@ -6426,8 +6425,8 @@ static void _skel_body_overlap_rows(void *p, int t, size_t lo, size_t hi)
 
 /* Copy rows [r0, r1) of w columns starting at col c0 of a matrix of
    `cols` columns into w contiguous rows `rows` elements apart (a
-   transpose), or back; a loop per element size (3-17% faster than one
-   that tested the size at each element, at -O2). */
+   transpose), or back; a loop per element size (not one that tests the
+   size at each element). */
 static void _skel_transpose_block(const unsigned char *src, unsigned char *dst, size_t rows, size_t r0,
                                   size_t r1, size_t cols, size_t c0, size_t w, size_t esz, int back)
 {
@@ -6456,10 +6455,10 @@ static void _skel_transpose_block(const unsigned char *src, unsigned char *dst, 
 #define _SKEL_COL_TILE 256
 /* A transposed column's stride in elements: its rows and 16 more, so that
    the columns of a block do not start a multiple of 4 KiB apart.  At 1024
-   rows of floats and more they did, shared the L1 cache's sets, and the
-   column pass took twice its time (2-vCPU VM, 5x5 running max along the
-   columns of 4096 x 256 floats, one thread: 5.0-5.7 ms, now 2.6-2.7;
-   1024 x 1024: 4.9-5.5, now 2.5). */
+   rows of floats and more they did and shared the L1 cache's sets
+   (bench_columns, 2-vCPU VM, the column pass of 2^20 floats on one
+   thread, without the 16 / with: 1024 x 1024 3.9 / 1.5 ms, 4096 x 256
+   3.8 / 1.3, 65536 x 16 3.7-3.8 / 0.86-0.93). */
 #define _SKEL_COL_STRIDE(rows) ((rows) + 16)
 /* MapOverlap along columns, output rows [c->rlo, c->rhi): tiles of
    _SKEL_COL_BLOCK columns by _SKEL_COL_TILE output rows are transposed
