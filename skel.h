@@ -6708,16 +6708,25 @@ static void _skel_noop_body(void *ctx, int t, size_t lo, size_t hi) { (void)ctx;
    waking 16 of them cost the H100 machine's VM tens of microseconds,
    which a first call paid and a call that follows a call of the same
    variant (what a plan makes of a loop) does not: timed cold, omp/16
-   lost sizes where it was 2-8 times faster (Taylor, N-body, Mandelbrot). */
+   lost sizes where it was 2-8 times faster (Taylor, N-body, Mandelbrot).
+   The pool's sleeping workers are woken and waited for (at most
+   _SKEL_SITE_WAKE): a worker comes 5-70 us after its wake-up, and a call
+   timed before they came ran with some of them, at a speed between its
+   width's and seq's that depended on the variants timed before it. */
 static void _skel_cpu_wake(const _skel_variant *v)
 {
     const _skel_backend *b = &_skel_backends[v->backend];
     _skel_par par;
+    double t0;
     if (b->run != _skel_cpu_run) return;
     par = _skel_par_of(v, b);
     if (par.threads <= 1) return;
-    if (par.how == _SKEL_RUN_POOL) _skel_pool_wake(par.threads);   /* the pool's workers spin again */
-    else _skel_parallel(&par, (size_t)par.threads, (size_t)par.threads, _skel_noop_body, NULL);
+    if (par.how != _SKEL_RUN_POOL) {
+        _skel_parallel(&par, (size_t)par.threads, (size_t)par.threads, _skel_noop_body, NULL);
+        return;
+    }
+    _skel_pool_wake(par.threads);       /* the pool's workers spin again */
+    for (t0 = _skel_now(); _skel_pool_asleep() > 0 && _skel_now() - t0 < _SKEL_SITE_WAKE;) _SKEL_PAUSE();
 }
 
 static size_t _skel_tsize(_skel_tref t) { return t()->size; }
@@ -12778,6 +12787,7 @@ typedef struct _skel_tuner {
     double *scratch;            /* nvar * _SKEL_MAX_SAMPLES values for the estimates */
     double wall_start;          /* when skel_tune began (the wall time includes warm-up, compiles) */
     int last_group;             /* the group of the variant sampled last (-1: none) */
+    int last_var;               /* the variant sampled last (-1: none) */
     int settle;                 /* the next sample starts with an untimed call (_skel_round) */
     double start, vclock;       /* vclock: modelled seconds (cost model) */
     double one_off;             /* seconds of one-off first calls (JIT compiles): not budget */
@@ -13591,6 +13601,20 @@ static int _skel_shares(const _skel_tuner *T, const uint64_t *x, int v)
     return rf[1] > rf[0];
 }
 
+/* Does v's next sample start with an untimed call (_skel_sample)?  Where
+   its calls are cheap (`cheap`): after another backend's calls, so that
+   what they left behind is not charged to v, and for a CPU variant of
+   several threads after any other variant, as a loop of v's calls runs
+   with its workers awake.  Workers that slept while the other variants
+   ran come 5-70 us after _skel_cpu_wake's signal, and the call timed
+   right after it ran without them. */
+static void _skel_settle_for(_skel_tuner *T, int v, int cheap)
+{
+    T->settle = cheap && (T->last_group != T->group[v] || (T->last_var != v && T->t->vars[v].threads > 1));
+    T->last_group = T->group[v];
+    T->last_var = v;
+}
+
 /* One round at point p over the variants list[0..n-1] (grouped).  Where
    a backend shares F (share[v]), its first variant takes a full sample
    and the others a repeated call on the data it left; elsewhere every
@@ -13616,10 +13640,7 @@ static void _skel_round(_skel_tuner *T, _skel_synth *s, int p, const int *list, 
             _skel_samples *sv = _skel_smp(T, p, v);
             if (lost >= 2) break;
             if (!cut && !led && _skel_tune_elapsed(T) > t->conf.time_budget) return;
-            /* after another backend's calls, where calls are cheap, an untimed call first:
-               what they left behind is not charged to this one (_skel_sample) */
-            T->settle = T->last_group != g && (best < 1e-3 || (best > 1e299 && _skel_expect(T, p, v) < 1e-3));
-            T->last_group = g;
+            _skel_settle_for(T, v, best < 1e-3 || (best > 1e299 && _skel_expect(T, p, v) < 1e-3));
             if (_skel_take(T, s, p, v, full, stop) != SKEL_OK) continue;
             losing = cut && _skel_tree_time(t, p, v) > lim;
             first = sv->q[sv->n - 1];
@@ -13713,8 +13734,7 @@ static int _skel_look_again(_skel_tuner *T, int p, int v, _skel_synth **s, _skel
     /* two samples: a stall is one event, and the first look had its own.
        Where both are over 1.5 times faster than the samples before, those
        were one burst (the points around said so): the look replaces them */
-    T->settle = T->last_group != T->group[v] && before < 1e-3;
-    T->last_group = T->group[v];
+    _skel_settle_for(T, v, before < 1e-3);
     old = *sv;
     sv->n = 0;
     for (k = 0; k < 2; ++k)
@@ -14432,6 +14452,7 @@ int skel_tune(const skel_tune_desc *d, skel_plan **plan)
     if (!d->quiet && (isatty(2) || _skel_env_int("SKEL_VERBOSE", 0) > 0)) T.progress = isatty(2) ? 1 : 2;
     T.wall_start = wall0;
     T.last_group = -1;
+    T.last_var = -1;
     T.group = (int *)SKEL_MALLOC((size_t)t->nvar * sizeof *T.group);
     T.scratch = (double *)SKEL_MALLOC((size_t)t->nvar * _SKEL_MAX_SAMPLES * sizeof *T.scratch);
     if (!T.group || !T.scratch) {

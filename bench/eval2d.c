@@ -30,8 +30,8 @@
    favours whichever of several equally fast, noisy variants was lucky).
 
    Timing at a point, batched to fit a device call: a screening sample of
-   every configuration (an untimed call first where the call is cheaper
-   than 5 ms), then rounds, in a fresh random order each, of the tuned
+   every configuration (untimed calls for 0.3 ms first where the call is
+   cheaper than 5 ms: see sample()), then rounds, in a fresh random order each, of the tuned
    configuration and every variant whose screening sample was within 3
    times the least: at least 15 rounds, until 0.6 s, at most 63 (or 3 s),
    as bench/eval.c times its points.
@@ -332,16 +332,24 @@ static int batch(double least)
     return m > 64 ? 64 : m;
 }
 
-/* Seconds per call of configuration c, over m calls: an untimed call
-   first where its last sample was under 5 ms (what the previous
-   configuration left behind is not charged to this one), then calls on
-   freshly placed operands. */
+/* Seconds per call of configuration c, over m calls: where its last
+   sample was under 5 ms, untimed calls first for WARM_UP seconds (at
+   least one), so that what the previous configuration left behind is not
+   charged to this one and c's calls run as in a loop of them: the pool's
+   workers, asleep while other configurations ran, come 5-70 us after a
+   call wakes them, each waking the next, and a pool/16 call timed right
+   after one untimed call ran with some of them (on the H100 machine
+   pool/16 measured 1.3-2 times seq's time at dilation points of 20-40 us,
+   and the tuned plan, the same variant, 1.3 times pool/16's); then the
+   timed calls on freshly placed operands. */
+#define WARM_UP 300e-6
 static double sample(skel_skeleton *sk, const conf *c, double last, int m, int *bad)
 {
     double t0, sum = 0;
     int b;
     skel_set_plan(sk, c->plan);
-    if (last < 5e-3 && run_app(sk) != SKEL_OK) *bad = 1;
+    for (t0 = bench_now(); last < 5e-3 && bench_now() - t0 < WARM_UP;)
+        if (run_app(sk) != SKEL_OK) { *bad = 1; break; }
     for (b = 0; b < m; ++b) {
         place_operands();
         POOL_STATS_CONF(CONF_INDEX);
