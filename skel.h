@@ -805,7 +805,12 @@
          measured at the point.  Where calls are cheap and a variant
          follows another backend's calls, an untimed call of its own comes
          first, as bench/eval.c times (what the other left behind is not
-         charged to it).  A sample whose first call took over twice what
+         charged to it); so does a CPU variant of several threads after any
+         other variant, and its pool workers that slept are woken and
+         waited for (at most 200 us) before its timed calls: a plan's calls
+         in a loop find them awake (timed as they arrived, pool/16 measured
+         between its loop speed and seq's on the H100 host, either way from
+         one run to the next).  A sample whose first call took over twice what
          the variant should take there (its time at a larger point, else
          twice its time at the nearest point scaled by the elements) plus
          1 ms, or over the timeout, is taken again at once: where the
