@@ -1015,6 +1015,15 @@
        Change log, newest first; one line per change under the unreleased
        version.
        unreleased (0.3.0)
+              - Tuner: a CPU variant of several threads starts its samples
+                with its pool's workers awake (an untimed call after any
+                other variant where calls are cheap, the sleepers woken and
+                waited for, at most 200 us): timed as they arrived, pool/16
+                measured between its loop speed and seq's, and the plans
+                chose pool widths by what ran before.  bench_eval2d on the
+                H100 machine, with its 0.3 ms warm-up per sample: 98.2% / 0
+                and 97.3% / 3 of 120 below 80% in two fresh runs (seven
+                runs before: 95.4-98.0%, 2-10).
               - CPU backends: rows, planes and blocks of columns are chunked
                 by their elements, at most one chunk an item (counted in
                 items, the column pass of a MapOverlap on a matrix of under
