@@ -616,7 +616,7 @@
        guest calls after a 10 ms pause ran 35-43 us instead of 28-29, the
        worker missing for dozens of calls).
        A pool call that is faster on its calling thread alone runs there:
-       each thread times its call sites (instance, phase, size, width)
+       each thread times its call sites (instance, phase, shape, width)
        both ways, keeps the faster, and tries the other again now and
        then (at most about 6% of the time goes to trying; the same chunks
        in the same order either way, so results do not change).  Where a
@@ -1015,6 +1015,13 @@
        Change log, newest first; one line per change under the unreleased
        version.
        unreleased (0.3.0)
+              - CPU MapOverlap along columns: a part's scratch holds a tile's
+                rows and halo, not whole columns (cyclic edges excepted),
+                and the pool's caller-alone rule keys a site by the call's
+                shape as well as its items (shapes of equal tile counts
+                shared one site's times).  bench_columns, 2-vCPU VM, 65536
+                x 16, column pass seq / pool/2: 0.87-0.98 / 0.88-0.93 ms,
+                now 0.70-0.74 / 0.36.
               - Tuner: a CPU variant of several threads starts its samples
                 with its pool's workers awake (an untimed call after any
                 other variant where calls are cheap, the sleepers woken and
@@ -1883,7 +1890,7 @@ unsigned _skel_pool_wakes(int k);
 typedef struct _skel_site {
     const void *who;            /* the instance (NULL: an empty entry) */
     _skel_body body;            /* the phase */
-    size_t n;
+    size_t n, units, unit;      /* its items; the call's units and their elements (_skel_par) */
     int parts, width;
     unsigned calls[2];          /* calls timed: [0] in parallel, [1] on the caller alone */
     float times[2][8];          /* the last 8 of each (seconds; a ring) */
@@ -1895,7 +1902,8 @@ typedef struct _skel_site {
 } _skel_site;
 int _skel_site_pick(_skel_site *e, double now, int asleep);
 void _skel_site_note(_skel_site *e, int alone, double t, double guess);
-void _skel_pool_site_for(const void *who, int width, int parts, size_t n, _skel_body body, void *ctx);
+void _skel_pool_site_for(const void *who, size_t units, size_t unit, int width, int parts, size_t n, _skel_body body,
+                         void *ctx);
 int _skel_pool_asleep(void);
 void _skel_pool_pass_wake(void);
 /* A memory space of the coherence layer (the implementation's "memory
@@ -5897,6 +5905,7 @@ typedef struct _skel_par {
     int how;                    /* _SKEL_RUN_SEQ, _SKEL_RUN_OMP or _SKEL_RUN_POOL */
     int threads;                /* omp: the team; pool: the width (calling thread included) */
     const void *site;           /* pool: the instance whose call this is (NULL: always in parallel) */
+    size_t units, unit;         /* pool, with site: the call's (or its part's) units and their elements */
 } _skel_par;
 
 #if _SKEL_OMP
@@ -5959,8 +5968,8 @@ size_t _skel_test_pool_parts_of(int threads, size_t n, size_t weight)
    one.  A variant of pool/w chosen by a plan for its usual speed, or
    forced by the user, can then be slower than seq at that size, and the
    cost changes with the machine's load (another process on a core).
-   So each calling thread keeps, per site (instance, phase, size, chunks,
-   width; a small table, replaced on collision), the phase's wall time
+   So each calling thread keeps, per site (instance, phase, items, the
+   call's shape, chunks, width; a small table, replaced on collision), the phase's wall time
    both ways, in parallel and on the caller alone (the same chunks in the
    same order: results are the same either way), and runs it the faster
    way.  An estimate is the median of the way's last 8 times: a call
@@ -6050,28 +6059,39 @@ void _skel_site_note(_skel_site *e, int alone, double t, double guess)
 #if _SKEL_HAVE_TLS
 static _SKEL_TLS _skel_site _skel_sites[_SKEL_SITES];
 
-/* This thread's entry for the site (a fresh one if another held it). */
-static _skel_site *_skel_site_of(const void *who, int width, int parts, size_t n, _skel_body body)
+/* This thread's entry for the site (a fresh one if another held it).  The
+   call's shape (its units and their elements) is part of the key, not
+   only the phase's items: the column pass of a MapOverlap on 2^20
+   elements has 256 items (tiles) at 4096 x 256, 16384 x 64 and 65536 x
+   16 alike, and one site's times, taken at one shape, kept the others on
+   the caller alone (bench_columns, 2-vCPU VM: 65536 x 16 on pool/2 at
+   seq's 0.73 ms, 0.34 with the rule off). */
+static _skel_site *_skel_site_of(const void *who, size_t units, size_t unit, int width, int parts, size_t n,
+                                 _skel_body body)
 {
     uint64_t h = (uint64_t)(uintptr_t)who * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)body * 31u
-               ^ (uint64_t)n * 0xC2B2AE3D27D4EB4Full ^ (uint64_t)parts << 16 ^ (uint64_t)width;
+               ^ (uint64_t)n * 0xC2B2AE3D27D4EB4Full ^ (uint64_t)units * 0x165667B19E3779F9ull
+               ^ (uint64_t)unit * 0x27D4EB2F165667C5ull ^ (uint64_t)parts << 16 ^ (uint64_t)width;
     _skel_site *e = &_skel_sites[(h ^ h >> 29) % _SKEL_SITES];
-    if (e->who != who || e->body != body || e->n != n || e->parts != parts || e->width != width) {
+    if (e->who != who || e->body != body || e->n != n || e->units != units || e->unit != unit || e->parts != parts ||
+        e->width != width) {
         memset(e, 0, sizeof *e);
-        e->who = who; e->body = body; e->n = n; e->parts = parts; e->width = width;
+        e->who = who; e->body = body; e->n = n; e->units = units; e->unit = unit; e->parts = parts; e->width = width;
     }
     return e;
 }
 
-/* _skel_pool_for for a call of instance `who` (NULL: always in parallel):
-   in parallel or on its caller, as the site's estimates say. */
-void _skel_pool_site_for(const void *who, int width, int parts, size_t n, _skel_body body, void *ctx)
+/* _skel_pool_for for a call of instance `who` (NULL: always in parallel)
+   over `units` units of `unit` elements: in parallel or on its caller, as the site's
+   estimates say. */
+void _skel_pool_site_for(const void *who, size_t units, size_t unit, int width, int parts, size_t n, _skel_body body,
+                         void *ctx)
 {
     _skel_site *e;
     double t0, guess = 0;
     int alone;
     if (!who || _skel_env.pool_adapt_off) { _skel_pool_for(width, parts, n, body, ctx); return; }
-    e = _skel_site_of(who, width, parts, n, body);
+    e = _skel_site_of(who, units, unit, width, parts, n, body);
     t0 = _skel_now();
     alone = _skel_site_pick(e, t0, _skel_pool_asleep());
     if (alone == 2) {
@@ -6084,9 +6104,10 @@ void _skel_pool_site_for(const void *who, int width, int parts, size_t n, _skel_
     _skel_site_note(e, alone, _skel_now() - t0, guess);
 }
 #else   /* no thread-local storage: every pool call in parallel */
-void _skel_pool_site_for(const void *who, int width, int parts, size_t n, _skel_body body, void *ctx)
+void _skel_pool_site_for(const void *who, size_t units, size_t unit, int width, int parts, size_t n, _skel_body body,
+                         void *ctx)
 {
-    (void)who;
+    (void)who; (void)units; (void)unit;
     _skel_pool_for(width, parts, n, body, ctx);
 }
 #endif
@@ -6103,7 +6124,7 @@ static void _skel_parallel(const _skel_par *par, size_t parts_, size_t n, _skel_
 #endif
     if (parts <= 1 || n < 2) { body(ctx, 0, 0, n); return; }
     if ((size_t)parts > n) parts = (int)n;
-    if (par->how == _SKEL_RUN_POOL) { _skel_pool_site_for(par->site, par->threads, parts, n, body, ctx); return; }
+    if (par->how == _SKEL_RUN_POOL) { _skel_pool_site_for(par->site, par->units, par->unit, par->threads, parts, n, body, ctx); return; }
 #if _SKEL_OMP
     #pragma omp atomic read
     team = _skel_omp_team;
@@ -6147,6 +6168,7 @@ typedef struct _skel_cpu_ctx {
     int nrr;                    /* ... and the row ranges the stencil reads */
     size_t rr_lo[3], rr_hi[3];
     size_t ntile;               /* ... and the tiles of _SKEL_COL_TILE rows they come in */
+    size_t cstride;             /* a transposed column's stride in the scratch (_skel_col_stride) */
 } _skel_cpu_ctx;
 
 static void _skel_body_map(void *p, int t, size_t lo, size_t hi)
@@ -6474,38 +6496,61 @@ static void _skel_transpose_block(const unsigned char *src, unsigned char *dst, 
    thread, without the 16 / with: 1024 x 1024 3.9 / 1.5 ms, 4096 x 256
    3.8 / 1.3, 65536 x 16 3.7-3.8 / 0.86-0.93). */
 #define _SKEL_COL_STRIDE(rows) ((rows) + 16)
+/* The rows a part's scratch holds of each column: a tile's rows and the
+   halo rows its stencil reads (the tile's rows, not the whole column,
+   unless the edge is cyclic: a tile at an end then reads rows at the
+   other).  Whole columns of a tall matrix were megabytes a part (16 x
+   65536 floats, in and out: 8 MB), allocated and page-faulted on every
+   call, and its 16 threads faulted in turn: on the 16-CPU H100 host the
+   column pass of 65536 x 16 took 1.27 ms on seq and 1.21 on pool/16
+   (bench_columns, 2026-12-07 10:52 UTC). */
+static size_t _skel_col_rows(size_t rows, size_t dr, int edge)
+{
+    size_t tile = _SKEL_COL_TILE + 2 * dr;
+    return edge == SKEL_EDGE_CYCLIC || tile >= rows ? rows : tile;
+}
 /* MapOverlap along columns, output rows [c->rlo, c->rhi): tiles of
    _SKEL_COL_BLOCK columns by _SKEL_COL_TILE output rows are transposed
    into contiguous rows (the tile's rows and the halo rows its stencil
    reads), run through the row function, and transposed back (each output
    through its own temporary); part t works in scratch block t
    (c->scratch, allocated before any part writes: a failed call must not
-   have written half the columns), which holds whole columns so that the
-   row function indexes them by row.  Tiles rather than whole columns:
-   a matrix of 16 columns or fewer is one block, which ran on one thread. */
+   have written half the columns), which holds a tile's rows and its halo
+   (_skel_col_rows).  Tiles rather than whole columns: a matrix of 16
+   columns or fewer is one block, which ran on one thread. */
 static size_t _skel_col_block_bytes(const _skel_cpu_ctx *c)
 {
     size_t bytes = c->iesz;
     int o;
     for (o = 0; o < c->sk->nout; ++o) bytes += c->desz[o];
-    return _SKEL_COL_BLOCK * _SKEL_COL_STRIDE(c->rows) * bytes;
+    return _SKEL_COL_BLOCK * c->cstride * bytes;
 }
 
 static void _skel_body_overlap_cols(void *p, int t, size_t lo, size_t hi)
 {
     _skel_cpu_ctx *c = (_skel_cpu_ctx *)p;
-    size_t R = c->rows, S = _SKEL_COL_STRIDE(R), C = c->cols, it, k, w, rr_lo[3], rr_hi[3];
-    unsigned char *tin = c->scratch + (size_t)t * _skel_col_block_bytes(c), *tout[SKEL_MAX_OUT];
+    size_t R = c->rows, S = c->cstride, C = c->cols, it, k, w, rr_lo[3], rr_hi[3];
+    unsigned char *block = c->scratch + (size_t)t * _skel_col_block_bytes(c), *tin, *at, *tout[SKEL_MAX_OUT];
     void *d[SKEL_MAX_OUT];
     int o, q, nrr, no = c->sk->nout;
     if (lo >= hi) return;
-    tout[0] = tin + _SKEL_COL_BLOCK * S * c->iesz;
-    for (o = 1; o < no; ++o) tout[o] = tout[o - 1] + _SKEL_COL_BLOCK * S * c->desz[o - 1];
     for (it = lo; it < hi; ++it) {      /* item it: block it / ntile, its tile it % ntile */
         size_t c0 = it / c->ntile * _SKEL_COL_BLOCK, r0 = c->rlo + it % c->ntile * _SKEL_COL_TILE;
-        size_t r1 = c->rhi - r0 < _SKEL_COL_TILE ? c->rhi : r0 + _SKEL_COL_TILE;
+        size_t r1 = c->rhi - r0 < _SKEL_COL_TILE ? c->rhi : r0 + _SKEL_COL_TILE, first;
         w = C - c0 < _SKEL_COL_BLOCK ? C - c0 : _SKEL_COL_BLOCK;
         nrr = _skel_halo(r0, r1, (size_t)c->sk->dr, R, c->job.edge, rr_lo, rr_hi);
+        /* the scratch holds rows [first, first + S - 16) of each column
+           (whole columns: first = 0), row r of column k at element
+           k S + r - first: the row function and the transpositions index
+           rows as the matrix does, through bases `first` rows before the
+           block (never dereferenced there) */
+        first = S - 16 < R ? rr_lo[0] : 0;
+        tin = block - first * c->iesz;
+        at = block + _SKEL_COL_BLOCK * S * c->iesz;
+        for (o = 0; o < no; ++o) {
+            tout[o] = at - first * c->desz[o];
+            at += _SKEL_COL_BLOCK * S * c->desz[o];
+        }
         for (q = 0; q < nrr; ++q) _skel_transpose_block(c->src, tin, S, rr_lo[q], rr_hi[q], C, c0, w, c->iesz, 0);
         for (k = 0; k < w; ++k) {
             for (o = 0; o < no; ++o) d[o] = tout[o] + k * S * c->desz[o];
@@ -6656,6 +6701,7 @@ static int _skel_cpu_overlap(_skel_cpu_ctx *c, const skel_call *call, const _ske
        scratch block per part of the columns' phase, and the temporary (rows
        then columns: one output, of the input's type) */
     c->ntile = sh->hi > sh->lo ? (sh->hi - sh->lo + _SKEL_COL_TILE - 1) / _SKEL_COL_TILE : 1;
+    c->cstride = _SKEL_COL_STRIDE(_skel_col_rows(in->rows, (size_t)c->sk->dr, (int)call->edge));
     parts = _skel_parts_of(&c->par, nb * c->ntile, (size_t)_SKEL_COL_BLOCK * _SKEL_COL_TILE);
     if (parts > (size_t)c->par.threads) parts = (size_t)c->par.threads;    /* (a scratch block each) */
     block_bytes = _skel_col_block_bytes(c);
@@ -6784,6 +6830,8 @@ static int _skel_cpu_run(const _skel_backend *b, const _skel_variant *v, skel_sk
     c.sk = sk;
     c.par = _skel_par_of(v, b);
     c.par.site = sk;
+    c.par.units = nu;
+    c.par.unit = U;
     c.esz = _skel_tsize(sk->out_t[0]);
     c.iesz = sk->nin ? _skel_tsize(sk->in_t[0]) : 0;
     c.exclusive = call->exclusive;

@@ -719,13 +719,38 @@ SKEL_TEST(pool_site_with_slow_helpers_runs_on_its_caller)
     for (c = 0; c < CALLS; ++c) {
         memset(out, 0, sizeof out);
         h.off = 0;
-        _skel_pool_site_for(&who, 2, 16, N, slowhelp_body, &h);
+        _skel_pool_site_for(&who, N, 1, 2, 16, N, slowhelp_body, &h);
         helped += h.off > 0;
         for (i = 0; i < N; ++i)
             if (out[i] != (int)(i * 3 + 1)) ST_FAIL("call %d: out[%zu] = %d", c, i, out[i]);
     }
     st_context("%d of %d calls had a chunk on a helper", helped, CALLS);
     ST_CHECK(helped <= 10);                             /* the first parallel try: 8 */
+    _skel_pool_stop();
+}
+
+/* A site is a call's shape too, not only its item count: after the site
+   of N units of 1 element has gone to its caller (slow helpers), a call
+   of N / 16 units of 16 elements over the same N items starts with a
+   parallel try of its own (one shared site kept the column pass of 65536
+   x 16 on its caller, timed at 4096 x 256: both 256 tiles). */
+SKEL_TEST(pool_site_keyed_by_the_calls_shape)
+{
+    static int who;
+    enum { N = 4096 };
+    int out[N], helped = 0, c;
+    slowhelp h;
+    h.caller = pthread_self(); h.out = out;
+    for (c = 0; c < 30; ++c) { h.off = 0; _skel_pool_site_for(&who, N, 1, 2, 16, N, slowhelp_body, &h); }
+    h.off = 0;
+    _skel_pool_site_for(&who, N, 1, 2, 16, N, slowhelp_body, &h);
+    ST_EQ_INT(h.off, 0);                                /* that site runs alone now */
+    for (c = 0; c < 8 && !helped; ++c) {                /* the other shape's parallel try */
+        h.off = 0;
+        _skel_pool_site_for(&who, N / 16, 16, 2, 16, N, slowhelp_body, &h);
+        helped = h.off > 0;
+    }
+    ST_CHECK(helped);
     _skel_pool_stop();
 }
 

@@ -957,6 +957,56 @@ SKEL_TEST(overlap_borders_by_hand)
         }
 }
 
+/* A halo wider than the column pass's padding (16 rows) on matrices taller
+   than its tiles (256 rows): each part's scratch holds a tile's rows and
+   their halo only (cyclic edges: whole columns), and a tile at either end
+   reads the edge policy's rows. */
+SKEL_FUNC(int32_t, hw40, (const int32_t *a), int32_t s = 0; int k; for (k = -40; k <= 40; ++k) s += (k + 41) * a[k]; return s;)
+SKEL_OVERLAP(hov40, hw40, int32_t, 40)
+
+SKEL_TEST(overlap_columns_wide_halo_on_tall_matrices)
+{
+    static const size_t shapes[][2] = { { 300, 19 }, { 1031, 3 }, { 81, 17 } };
+    uint64_t seed = 0x5EED40;
+    int32_t ev = 7;
+    size_t sh, i, r, c;
+    int vi, e, k;
+    for (sh = 0; sh < sizeof shapes / sizeof *shapes; ++sh) {
+        size_t R = shapes[sh][0], C = shapes[sh][1], n = R * C;
+        int32_t *h = (int32_t *)malloc(n * sizeof *h), *ref = (int32_t *)malloc(n * sizeof *ref);
+        ST_CHECK(h && ref);
+        for (i = 0; i < n; ++i) h[i] = (int32_t)(st_rand(&seed) % 201) - 100;
+        for (e = E_CONST7; e <= E_DUP; ++e) {
+            for (r = 0; r < R; ++r)
+                for (c = 0; c < C; ++c) {
+                    int32_t s = 0;
+                    for (k = -40; k <= 40; ++k) {
+                        long long at = edge_at((long long)r + k, R, e);
+                        s += (k + 41) * (at < 0 ? (e == E_CONST7 ? ev : 0) : h[(size_t)at * C + c]);
+                    }
+                    ref[r * C + c] = s;
+                }
+            for (vi = 0; vi < st_variant_count(); ++vi) {
+                skel_vec *in = NULL, *out = NULL;
+                skel_call call;
+                const int32_t *got;
+                st_context("%zu x %zu %s %s", R, C, edge_name(e), st_variant_get(vi)->label);
+                ST_OK(skel_mat_new_copy(&in, SKEL_INT32, R, C, h));
+                ST_OK(skel_mat_new(&out, SKEL_INT32, R, C));
+                memset(&call, 0, sizeof call);
+                call.in[0] = in; call.out = out; call.direction = SKEL_COLS;
+                call.edge = edge_policy(e); call.edge_value = e == E_CONST7 ? &ev : NULL;
+                st_use_variant(hov40, vi);
+                ST_OK(skel_run(hov40, &call));
+                got = (const int32_t *)skel_read(out);
+                ST_CHECK(got && memcmp(got, ref, n * sizeof *ref) == 0);
+                skel_free(in); skel_free(out);
+            }
+        }
+        free(h); free(ref);
+    }
+}
+
 SKEL_FUNC(int32_t, hadd, (int32_t a, int32_t b), return a + b;)
 SKEL_SCAN(hscan, hadd, int32_t)
 
