@@ -5969,10 +5969,10 @@ size_t _skel_test_pool_parts_of(int threads, size_t n, size_t weight)
    forced by the user, can then be slower than seq at that size, and the
    cost changes with the machine's load (another process on a core).
    So each calling thread keeps, per site (instance, phase, items, the
-   call's shape, chunks, width; a small table, replaced on collision), the phase's wall time
-   both ways, in parallel and on the caller alone (the same chunks in the
-   same order: results are the same either way), and runs it the faster
-   way.  An estimate is the median of the way's last 8 times: a call
+   call's shape, chunks, width; a small table, replaced on collision),
+   the phase's wall time both ways, in parallel and on the caller alone
+   (the same chunks in the same order: results are the same either way),
+   and runs it the faster way.  An estimate is the median of the way's last 8 times: a call
    preempted for a time slice (4 ms), or one that woke a sleeping worker,
    does not move it unless it is the common case (a running average did:
    on the VM with another process spinning, a few preempted parallel
@@ -6124,7 +6124,10 @@ static void _skel_parallel(const _skel_par *par, size_t parts_, size_t n, _skel_
 #endif
     if (parts <= 1 || n < 2) { body(ctx, 0, 0, n); return; }
     if ((size_t)parts > n) parts = (int)n;
-    if (par->how == _SKEL_RUN_POOL) { _skel_pool_site_for(par->site, par->units, par->unit, par->threads, parts, n, body, ctx); return; }
+    if (par->how == _SKEL_RUN_POOL) {
+        _skel_pool_site_for(par->site, par->units, par->unit, par->threads, parts, n, body, ctx);
+        return;
+    }
 #if _SKEL_OMP
     #pragma omp atomic read
     team = _skel_omp_team;
@@ -6168,7 +6171,7 @@ typedef struct _skel_cpu_ctx {
     int nrr;                    /* ... and the row ranges the stencil reads */
     size_t rr_lo[3], rr_hi[3];
     size_t ntile;               /* ... and the tiles of _SKEL_COL_TILE rows they come in */
-    size_t cstride;             /* a transposed column's stride in the scratch (_skel_col_stride) */
+    size_t cstride;             /* a transposed column's stride in the scratch (_skel_col_rows) */
 } _skel_cpu_ctx;
 
 static void _skel_body_map(void *p, int t, size_t lo, size_t hi)
@@ -6501,9 +6504,8 @@ static void _skel_transpose_block(const unsigned char *src, unsigned char *dst, 
    unless the edge is cyclic: a tile at an end then reads rows at the
    other).  Whole columns of a tall matrix were megabytes a part (16 x
    65536 floats, in and out: 8 MB), allocated and page-faulted on every
-   call, and its 16 threads faulted in turn: on the 16-CPU H100 host the
-   column pass of 65536 x 16 took 1.27 ms on seq and 1.21 on pool/16
-   (bench_columns, 2026-12-07 10:52 UTC). */
+   call (bench_columns, 2-vCPU VM, the column pass of 65536 x 16 on one
+   thread: 0.87-0.98 ms, now 0.70-0.74). */
 static size_t _skel_col_rows(size_t rows, size_t dr, int edge)
 {
     size_t tile = _SKEL_COL_TILE + 2 * dr;
