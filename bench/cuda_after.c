@@ -26,13 +26,8 @@
 /* One call with plan p, the input written on the host first (untimed). */
 static double timed(skel_plan *p, const skel_call *c, skel_vec *x)
 {
-    double t0;
     skel_write(x);
-    skel_set_plan(sweep_map, p);
-    t0 = bench_now();
-    if (skel_run(sweep_map, c) != SKEL_OK) { fprintf(stderr, "bench_cuda_after: %s\n", skel_last_error()); exit(1); }
-    if (!_skel_map_valid(c->out, 0)) _skel_tune_sync(c->out);
-    return bench_now() - t0;
+    return sweep_call_timed(p, c, "bench_cuda_after");
 }
 
 int main(int argc, char **argv)

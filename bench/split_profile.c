@@ -39,15 +39,10 @@ static skel_plan *fixed(const skel_variant *v)
 /* One call with plan p, inputs placed first (untimed), the result waited for. */
 static double timed(skel_plan *p, const skel_call *c, skel_vec *x, int on_gpu)
 {
-    double t0;
     if (!on_gpu) skel_write(x);
     else if (!_skel_acquire(x, GPU_SPACE, _SKEL_READ)) { fprintf(stderr, "bench_split_profile: upload failed\n"); exit(1); }
     else _skel_map_reset(x, GPU_SPACE);
-    skel_set_plan(sweep_map, p);
-    t0 = bench_now();
-    if (skel_run(sweep_map, c) != SKEL_OK) { fprintf(stderr, "bench_split_profile: %s\n", skel_last_error()); exit(1); }
-    if (!_skel_map_valid(c->out, 0)) _skel_tune_sync(c->out);
-    return bench_now() - t0;
+    return sweep_call_timed(p, c, "bench_split_profile");
 }
 
 int main(int argc, char **argv)
