@@ -751,6 +751,76 @@ SKEL_TEST(pool_site_keyed_by_the_calls_shape)
     _skel_pool_stop();
 }
 
+/* ---- column reductions: parts by rows (tall) and by columns (wide) ----
+   The first non-zero value of each column (associative, not commutative:
+   a fold out of row order gives another value), the sum in int32 (the
+   partial rows folded by reduce_cols) and in int64 from int32 (folded
+   through combine), on the pool at several widths, against plain C. */
+SKEL_FUNC(int32_t, pfirst_nz, (int32_t a, int32_t b), return a != 0 ? a : b;)
+SKEL_REDUCE(pcol_first, pfirst_nz, int32_t)
+SKEL_REDUCE(pcol_sum, padd, int32_t)
+SKEL_FUNC(int64_t, padd64, (int64_t a, int64_t b), return a + b;)
+SKEL_REDUCE_EX(pcol_sum64, padd64, int64_t, int32_t)
+
+static void check_column_reduce(size_t R, size_t C, int width, unsigned seed)
+{
+    int32_t *h = (int32_t *)malloc(R * C * sizeof *h), *first = (int32_t *)calloc(C, sizeof *first);
+    int64_t *sum = (int64_t *)calloc(C, sizeof *sum);
+    skel_mat *m = NULL;
+    skel_vec *o32 = NULL, *o64 = NULL;
+    skel_plan *p = pool_plan(width);
+    skel_call call;
+    size_t r, c;
+    ST_CHECK(h && first && sum);
+    for (r = 0; r < R * C; ++r) {       /* a third zeros, so the first non-zero is often a later row's */
+        seed = seed * 1103515245u + 12345u;
+        h[r] = (seed >> 16) % 3 == 0 ? 0 : (int32_t)((seed >> 8) & 0xffff) - 30000;
+    }
+    for (c = 0; c < C; ++c)
+        for (r = 0; r < R; ++r) {
+            if (!first[c]) first[c] = h[r * C + c];
+            sum[c] += h[r * C + c];
+        }
+    st_context("%zu x %zu on pool/%d", R, C, width);
+    ST_OK(skel_mat_new_copy(&m, SKEL_INT32, R, C, h));
+    ST_OK(skel_vec_new(&o32, SKEL_INT32, C));
+    ST_OK(skel_vec_new(&o64, SKEL_INT64, C));
+    memset(&call, 0, sizeof call);
+    call.in[0] = m;
+    call.direction = SKEL_COLS;
+    call.out = o32;
+    ST_OK(skel_set_plan(pcol_first, p));
+    ST_OK(skel_run(pcol_first, &call));
+    for (c = 0; c < C; ++c)
+        if (((const int32_t *)skel_read(o32))[c] != first[c]) { ST_FAIL("first non-zero of column %zu", c); break; }
+    ST_OK(skel_set_plan(pcol_sum, p));
+    ST_OK(skel_run(pcol_sum, &call));
+    for (c = 0; c < C; ++c)
+        if (((const int32_t *)skel_read(o32))[c] != (int32_t)sum[c]) { ST_FAIL("int32 sum of column %zu", c); break; }
+    call.out = o64;
+    ST_OK(skel_set_plan(pcol_sum64, p));
+    ST_OK(skel_run(pcol_sum64, &call));
+    for (c = 0; c < C; ++c)
+        if (((const int64_t *)skel_read(o64))[c] != sum[c]) { ST_FAIL("int64 sum of column %zu", c); break; }
+    skel_set_plan(pcol_first, NULL); skel_set_plan(pcol_sum, NULL); skel_set_plan(pcol_sum64, NULL);
+    skel_plan_free(p);
+    skel_free(m); skel_free(o32); skel_free(o64);
+    free(h); free(first); free(sum);
+    st_context("");
+}
+
+SKEL_TEST(pool_column_reduce_by_rows_and_by_columns_matches_plain_c)
+{
+    static const size_t shape[][2] = { { 1, 1 }, { 1, 37 }, { 5, 3 }, { 16, 70001 }, { 20011, 7 },
+                                       { 257, 4099 }, { 1000, 33 }, { 3, 65537 }, { 4096, 17 } };
+    static const int width[] = { 1, 2, 3, 8 };
+    size_t s, w;
+    for (s = 0; s < sizeof shape / sizeof shape[0]; ++s)
+        for (w = 0; w < sizeof width / sizeof width[0]; ++w)
+            check_column_reduce(shape[s][0], shape[s][1], width[w], (unsigned)(s * 7 + w + 1));
+    _skel_pool_stop();
+}
+
 /* ---- the pool as a tuner choice ---- */
 typedef struct seen { int pool[64], omp, seq; } seen;
 static double record_cost(const skel_variant *v, const size_t *point, double *once, void *user)
