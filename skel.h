@@ -1017,11 +1017,12 @@
        unreleased (0.3.0)
               - CPU Reduce along columns: wide matrices split by columns
                 (parts fold strips of columns over every row into the
-                result), tall ones by rows with the partial rows folded in
-                parallel (were: always by rows, the partial rows folded
-                column by column on one thread).  bench_columns, 2-vCPU
-                VM, int32 column sums seq / pool/2, us: 16 x 65536 330 /
-                330, now 145 / 42; 1024 x 1024 140 / 100, now 140 / 47.
+                result), tall ones by rows with at most two partial rows a
+                thread, folded in parallel (were: always by rows, the
+                partial rows folded column by column on one thread).
+                bench_columns, 2-vCPU VM, int32 column sums seq / pool/2,
+                us: 16 x 65536 330 / 330, now 146 / 50; 1024 x 1024 143 /
+                97, now 139 / 50; 256 x 4096 155 / 83, now 143 / 52.
               - CPU MapOverlap along columns: parts take tiles of rows with
                 all their column blocks (were column blocks down all rows,
                 so parts shared every row's lines).  bench_columns, 2-vCPU
@@ -6388,6 +6389,7 @@ static int _skel_cpu_reduce(_skel_cpu_ctx *c, const skel_call *call, skel_vec *i
         _skel_job j;
         c->rows = n;
         c->strip = strip;
+        if (nt > 2 * (size_t)c->par.threads) nt = 2 * (size_t)c->par.threads;  /* partial rows: two a thread */
         if (nt <= 1 || n < _SKEL_RCOL_ROWS * nt) {
             c->dst[0] = (unsigned char *)out;
             _skel_parallel(&c->par, _skel_parts_of(&c->par, nstrip, n * strip), nstrip, _skel_body_reduce_col_strips, c);
