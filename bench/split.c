@@ -27,6 +27,7 @@
              exchanges + one gather, and the time per sweep against the
              single-place sweep and T*.
    --quick   small sizes, few rounds (a smoke run).
+   --n LOG2  the sweep's Map over 2^LOG2 floats (10..28; default 22).
    --loc L   the sweep at one input location only: host (pageable:
              SKEL_CUDA_PINNED=0), device, pinned (page-locked at the first
              upload: =1) or auto (the default rule); each location on fresh
@@ -39,6 +40,7 @@
              it locked).
 
    Usage: bench_split [--sweep] [--apps] [--chain] [--pinning] [--quick] [--svg FILE] [--gpu cuda|opencl] [--loc L]
+                      [--n LOG2]
    (--gpu opencl: OpenCL's device as the second place, e.g. PoCL for a smoke run)
    (no section: all three).
    BENCH_SPLIT_DUMP=FILE: the tuner's progress and each tuned plan's table
@@ -86,7 +88,7 @@ SKEL_FUNC(float, mul_f, (float a, float b), return a * b;)
 SKEL_FUNC(float, add_f, (float a, float b), return a + b;)
 SKEL_MAPREDUCE(dot, mul_f, add_f, float, 2)
 
-static int QUICK, GPU_SPACE = -1, SWEEP_LOC = -1;   /* --loc: the sweep's one input location (-1: all) */
+static int QUICK, GPU_SPACE = -1, SWEEP_LOC = -1, SWEEP_LOG2 = 22;   /* --loc: the sweep's one input location (-1: all) */
 /* the sweep's input locations (--loc NAME) and the CUDA page-locking mode of each */
 #define NLOC 4
 static const char *LOC_NAME[NLOC] = { "host", "device", "pinned", "auto" };
@@ -303,7 +305,7 @@ static void svg_sweep(const char *path, const sweep_row *rows, int n, const char
 static void sweep(const char *svg)
 {
     static const int ks[] = { 0, 1, 2, 4, 8, 16, 32, 64, 128 };
-    size_t n = QUICK ? (size_t)1 << 18 : (size_t)1 << 22;
+    size_t n = QUICK ? (size_t)1 << 18 : (size_t)1 << SWEEP_LOG2;
     int nk = QUICK ? 4 : (int)(sizeof ks / sizeof *ks), loc, i, rounds = QUICK ? 5 : 9;
     skel_vec *x, *r;
     sweep_row rows[NLOC][16];
@@ -694,6 +696,8 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--pinning")) do_pin = 1;
         else if (!strcmp(argv[i], "--quick")) QUICK = 1;
         else if (!strcmp(argv[i], "--svg") && i + 1 < argc) svg = argv[++i];
+        else if (!strcmp(argv[i], "--n") && i + 1 < argc && atoi(argv[i + 1]) >= 10 && atoi(argv[i + 1]) <= 28)
+            SWEEP_LOG2 = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--gpu") && i + 1 < argc) GPU = argv[++i];
         else if (!strcmp(argv[i], "--loc") && i + 1 < argc) {
             const char *l = argv[++i];
@@ -701,7 +705,7 @@ int main(int argc, char **argv)
             if (SWEEP_LOC < 0) { printf("bench_split --loc: host, device, pinned or auto, not %s\n", l); return 2; }
         } else {
             printf("usage: bench_split [--sweep] [--apps] [--chain] [--quick] [--svg FILE] [--gpu cuda|opencl] "
-                   "[--loc host|device|pinned|auto] [--pinning]\n");
+                   "[--loc host|device|pinned|auto] [--n LOG2] [--pinning]\n");
             return 2;
         }
     }
