@@ -1025,10 +1025,11 @@
                 97, now 139 / 50; 256 x 4096 155 / 83, now 143 / 52.
               - CPU MapOverlap along columns: parts take tiles of rows with
                 all their column blocks (were column blocks down all rows,
-                so parts shared every row's lines).  bench_columns, 2-vCPU
-                VM, column pass seq / pool/2, 16384 x 64: 1.25-1.27 /
-                0.86-0.87 ms, now 0.84-0.85 / 0.43-0.44; 32768 x 32 pool/2
-                0.62-0.64 to 0.39.
+                so parts shared every row's lines), tiles of equal row
+                counts.  bench_columns, 2-vCPU VM, column pass seq /
+                pool/2, 16384 x 64: 1.25-1.27 / 0.86-0.87 ms, now 0.82-0.89
+                / 0.43-0.45; 32768 x 32 pool/2 0.62-0.64 to 0.39; 264 x 667
+                pool/2 86 us to 62.
               - CPU MapOverlap along columns: a part's scratch holds a tile's
                 rows and halo, not whole columns (cyclic edges excepted),
                 and the pool's caller-alone rule keys a site by the call's
@@ -6187,7 +6188,7 @@ typedef struct _skel_cpu_ctx {
     size_t rlo, rhi;            /* MapOverlap along columns: the output rows ... */
     int nrr;                    /* ... and the row ranges the stencil reads */
     size_t rr_lo[3], rr_hi[3];
-    size_t ntile;               /* ... and the tiles of _SKEL_COL_TILE rows they come in */
+    size_t ntile, trows;        /* ... and the tiles they come in, of trows <= _SKEL_COL_TILE rows */
     size_t cstride;             /* a transposed column's stride in the scratch (_skel_col_rows) */
 } _skel_cpu_ctx;
 
@@ -6578,7 +6579,7 @@ static size_t _skel_col_rows(size_t rows, size_t dr, int edge)
     return edge == SKEL_EDGE_CYCLIC || tile >= rows ? rows : tile;
 }
 /* MapOverlap along columns, output rows [c->rlo, c->rhi): tiles of
-   _SKEL_COL_BLOCK columns by _SKEL_COL_TILE output rows are transposed
+   _SKEL_COL_BLOCK columns by c->trows output rows are transposed
    into contiguous rows (the tile's rows and the halo rows its stencil
    reads), run through the row function, and transposed back (each output
    through its own temporary); part t works in scratch block t
@@ -6591,7 +6592,11 @@ static size_t _skel_col_rows(size_t rows, size_t dr, int edge)
    part touches and finds the lines next to its block in cache.  Block by
    block, parts of a matrix of 32-128 columns shared every row's lines
    (bench_columns, 2-vCPU VM, the column pass of 16384 x 64 floats, seq /
-   pool/2: 1.25-1.27 / 0.86-0.87 ms, tile by tile 0.84-0.85 / 0.43-0.44). */
+   pool/2: 1.25-1.27 / 0.86-0.87 ms, tile by tile 0.84-0.85 / 0.43-0.44).
+   The tiles have equal row counts (at most _SKEL_COL_TILE): with tiles of
+   256 rows and a last one of what is left, 264 rows were a heavy tile and
+   a light one, and the parts' home ranges split by them (264 x 667 on
+   pool/2 ran at seq's speed). */
 static size_t _skel_col_block_bytes(const _skel_cpu_ctx *c)
 {
     size_t bytes = c->iesz;
@@ -6610,8 +6615,8 @@ static void _skel_body_overlap_cols(void *p, int t, size_t lo, size_t hi)
     int o, q, nrr, no = c->sk->nout;
     if (lo >= hi) return;
     for (it = lo; it < hi; ++it) {      /* item it: tile it / nb, its block it % nb */
-        size_t c0 = it % nb * _SKEL_COL_BLOCK, r0 = c->rlo + it / nb * _SKEL_COL_TILE;
-        size_t r1 = c->rhi - r0 < _SKEL_COL_TILE ? c->rhi : r0 + _SKEL_COL_TILE, first;
+        size_t c0 = it % nb * _SKEL_COL_BLOCK, r0 = c->rlo + it / nb * c->trows;
+        size_t r1 = c->rhi - r0 < c->trows ? c->rhi : r0 + c->trows, first;
         w = C - c0 < _SKEL_COL_BLOCK ? C - c0 : _SKEL_COL_BLOCK;
         nrr = _skel_halo(r0, r1, (size_t)c->sk->dr, R, c->job.edge, rr_lo, rr_hi);
         /* the scratch holds rows [first, first + S - 16) of each column
@@ -6776,6 +6781,7 @@ static int _skel_cpu_overlap(_skel_cpu_ctx *c, const skel_call *call, const _ske
        scratch block per part of the columns' phase, and the temporary (rows
        then columns: one output, of the input's type) */
     c->ntile = sh->hi > sh->lo ? (sh->hi - sh->lo + _SKEL_COL_TILE - 1) / _SKEL_COL_TILE : 1;
+    c->trows = sh->hi > sh->lo ? (sh->hi - sh->lo + c->ntile - 1) / c->ntile : 1;   /* tiles of equal rows */
     c->cstride = _SKEL_COL_STRIDE(_skel_col_rows(in->rows, (size_t)c->sk->dr, (int)call->edge));
     parts = _skel_parts_of(&c->par, nb * c->ntile, (size_t)_SKEL_COL_BLOCK * _SKEL_COL_TILE);
     if (parts > (size_t)c->par.threads) parts = (size_t)c->par.threads;    /* (a scratch block each) */

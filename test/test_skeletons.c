@@ -966,7 +966,7 @@ SKEL_OVERLAP(hov40, hw40, int32_t, 40)
 
 SKEL_TEST(overlap_columns_wide_halo_on_tall_matrices)
 {
-    static const size_t shapes[][2] = { { 300, 19 }, { 1031, 3 }, { 81, 17 } };
+    static const size_t shapes[][2] = { { 300, 19 }, { 1031, 3 }, { 81, 17 }, { 513, 40 } };
     uint64_t seed = 0x5EED40;
     int32_t ev = 7;
     size_t sh, i, r, c;
