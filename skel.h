@@ -1015,10 +1015,6 @@
        Change log, newest first; one line per change under the unreleased
        version.
        unreleased (0.3.0)
-              - Pool: a new call site's first parallel try wakes sleeping
-                workers and waits for them (at most 200 us), as later tries
-                did; timed as they came, it could keep the site on its
-                caller alone.
               - CPU Reduce along columns: wide matrices split by columns
                 (parts fold strips of columns over every row into the
                 result), tall ones by rows with at most two partial rows a
@@ -6039,21 +6035,11 @@ static double _skel_site_median(const float *t, unsigned calls)
    calls running alone) until none sleeps (`asleep`, now) or for at most
    _SKEL_SITE_WAKE: they sleep 100 us after their last call, and a woken
    worker takes 25-70 us on the VM to come (a try 25 us after the wake-up
-   still ran at the caller-alone speed: the helper came late).  A new
-   site's first try waits for them too (it did not: in an H100 run of the
-   2-D evaluation, a Julia set of 89 x 31, 16 chunks of about 5 us, ran on
-   pool/16 at its caller-alone speed, 74 us against 46 on pool/2, most
-   likely because its first try was timed while sleeping workers came). */
+   still ran at the caller-alone speed: the helper came late). */
 int _skel_site_pick(_skel_site *e, double now, int asleep)
 {
     if (e->left > 0) return e->way;
-    if (e->calls[0] == 0) {     /* a new site: a parallel try, with its workers up */
-        if (asleep > 0 && e->woke <= 0) { e->woke = now; return 2; }
-        if (asleep > 0 && now - e->woke < _SKEL_SITE_WAKE) return 1;
-        e->way = 0;
-        e->left = _SKEL_SITE_TRY;
-        return 0;
-    }
+    if (e->calls[0] == 0) { e->way = 0; e->left = _SKEL_SITE_TRY; return 0; }     /* a new site */
     if (e->one > 0 && e->one < e->par) {
         if (e->since < _SKEL_SITE_RETRY * e->par) return 1;
         if (e->woke <= 0) { e->woke = now; return 2; }

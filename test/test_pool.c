@@ -623,8 +623,7 @@ SKEL_TEST(pool_wake_passed_on_skips_a_worker_that_already_woke_for_the_call)
    keeps the faster; parallel tried again after 128 times its estimate,
    the workers woken first, and taken back when the machine makes it
    faster; never alone where the caller's chunks say it is slow; one
-   preempted call does not move the choice; a new site's first try waits
-   for sleeping workers too. */
+   preempted call does not move the choice. */
 static double site_clock;                   /* the made-up times' clock */
 static int pick_site(_skel_site *e) { return _skel_site_pick(e, site_clock, 0) != 0; }
 static void note_site(_skel_site *e, int alone, double t, double guess)
@@ -687,17 +686,6 @@ SKEL_TEST(pool_site_rule_runs_alone_where_it_wins_and_tries_again)
     memset(&e, 0, sizeof e);                            /* a 2^20 sum over 16 threads: 17 us, 127 alone */
     run_site(&e, 2000, 17e-6, 127e-6, 127e-6, &alone);
     ST_EQ_INT(alone, 0);
-
-    memset(&e, 0, sizeof e);                            /* a new site while workers sleep: */
-    ST_EQ_INT(_skel_site_pick(&e, site_clock, 3), 2);   /* wake them, run alone, */
-    note_site(&e, 1, 3e-6, 0);
-    ST_EQ_INT(_skel_site_pick(&e, site_clock, 3), 1);   /* alone while they come, */
-    note_site(&e, 1, 3e-6, 0);
-    ST_EQ_INT(_skel_site_pick(&e, site_clock, 0), 0);   /* the parallel try once they are up */
-    memset(&e, 0, sizeof e);
-    ST_EQ_INT(_skel_site_pick(&e, site_clock, 3), 2);
-    note_site(&e, 1, 3e-6, 0);
-    ST_EQ_INT(_skel_site_pick(&e, site_clock + 300e-6, 3), 0);  /* or after 200 us at most */
 }
 
 /* A site whose helpers are slow (here: every chunk off the calling
