@@ -1015,6 +1015,11 @@
        Change log, newest first; one line per change under the unreleased
        version.
        unreleased (0.3.0)
+              - CPU MapOverlap along columns: where a part would get only a
+                few of a tile's column blocks, tiles are made smaller (16
+                rows at least) and a part takes whole tiles: parts of a
+                matrix of 33-47 columns and 256 rows shared its rows' cache
+                lines, and pool/2 took 1.7 times seq's time.
               - Pool: a call site's parallel estimate leaves out calls that
                 found helpers asleep while most of its last 8 did not; a
                 benchmark's bursts of calls (their first calls waking the
@@ -6217,6 +6222,7 @@ typedef struct _skel_cpu_ctx {
     int nrr;                    /* ... and the row ranges the stencil reads */
     size_t rr_lo[3], rr_hi[3];
     size_t ntile, trows;        /* ... and the tiles they come in, of trows <= _SKEL_COL_TILE rows */
+    int whole;                  /* the column pass's items are whole tiles (else a tile's blocks) */
     size_t cstride;             /* a transposed column's stride in the scratch (_skel_col_rows) */
 } _skel_cpu_ctx;
 
@@ -6642,6 +6648,7 @@ static void _skel_body_overlap_cols(void *p, int t, size_t lo, size_t hi)
     void *d[SKEL_MAX_OUT];
     int o, q, nrr, no = c->sk->nout;
     if (lo >= hi) return;
+    if (c->whole) { lo *= nb; hi *= nb; }
     for (it = lo; it < hi; ++it) {      /* item it: tile it / nb, its block it % nb */
         size_t c0 = it % nb * _SKEL_COL_BLOCK, r0 = c->rlo + it / nb * c->trows;
         size_t r1 = c->rhi - r0 < c->trows ? c->rhi : r0 + c->trows, first;
@@ -6790,12 +6797,45 @@ static void _skel_body_pairs(void *p, int t, size_t lo, size_t hi)
     if (lo < hi) c->sk->cpu.pairs(&c->job, c->rlo + lo, c->rlo + hi);
 }
 
+/* The column pass's tiles over `rows` output rows of nb blocks: their
+   count and rows (c->ntile, c->trows: at most _SKEL_COL_TILE rows, all of
+   one count), its parts (*parts, at most the threads: a scratch block
+   each) and items (returned).  Items are a tile's blocks, tile by tile;
+   where that gives a part only a few of them, parts would share rows, and
+   the lines where one part's block ends and another's begins go back and
+   forth between their cores (a block of 16 floats ends mid-line unless
+   the row's bytes are a multiple of 64).  There the tiles are made small
+   enough for a tile each (at least _SKEL_COL_MIN_TILE rows, and 4 halos)
+   and the items are whole tiles (bench_columns, 2-vCPU VM, the column
+   pass of 256 x 34 floats, one tile of three blocks: 10 us on pool/2, 6
+   on seq; in two tiles of 128 rows 4-6 us; rows then columns 17, 10 and
+   7-11.  The evaluation's random shapes, unlike the tuner's powers of 2,
+   mostly have such rows). */
+#define _SKEL_COL_MIN_TILE 16
+static size_t _skel_col_tiles(_skel_cpu_ctx *c, size_t rows, size_t nb, size_t *parts)
+{
+    size_t min_tile = 4 * (size_t)c->sk->dr > _SKEL_COL_MIN_TILE ? 4 * (size_t)c->sk->dr : _SKEL_COL_MIN_TILE;
+    size_t want = _skel_parts(&c->par, rows * c->cols), most = rows / min_tile;
+    if (want > (size_t)c->par.threads) want = (size_t)c->par.threads;
+    c->ntile = rows ? (rows + _SKEL_COL_TILE - 1) / _SKEL_COL_TILE : 1;
+    c->whole = 0;
+    if (nb > 1 && want > 1 && nb * c->ntile < 4 * want) {
+        if (c->ntile < want && most > c->ntile) c->ntile = most < want ? most : want;
+        c->whole = c->ntile >= want;
+    }
+    c->trows = rows ? (rows + c->ntile - 1) / c->ntile : 1;     /* tiles of equal rows */
+    if (c->whole) { *parts = c->ntile < want ? c->ntile : want; return c->ntile; }
+    *parts = _skel_parts_of(&c->par, nb * c->ntile, (size_t)_SKEL_COL_BLOCK * _SKEL_COL_TILE);
+    if (*parts > (size_t)c->par.threads) *parts = (size_t)c->par.threads;
+    return nb * c->ntile;
+}
+
 /* MapOverlap 1D of part sh: a vector's elements or a matrix's rows. */
 static int _skel_cpu_overlap(_skel_cpu_ctx *c, const skel_call *call, const _skel_shape *sh, skel_vec *in,
                              const void *src, void **dst)
 {
     int dir = call->direction ? call->direction : SKEL_ROWS, k, q;
-    size_t nb = (in->cols + _SKEL_COL_BLOCK - 1) / _SKEL_COL_BLOCK, C = in->cols, parts, block_bytes;
+    size_t nb = (in->cols + _SKEL_COL_BLOCK - 1) / _SKEL_COL_BLOCK, C = in->cols, parts, block_bytes, items;
     c->src = (const unsigned char *)src;
     for (k = 0; k < c->sk->nout; ++k) c->dst[k] = (unsigned char *)dst[k];
     c->rows = in->rows;
@@ -6808,11 +6848,8 @@ static int _skel_cpu_overlap(_skel_cpu_ctx *c, const skel_call *call, const _ske
     /* every buffer first, so the call fails before it writes anything: a
        scratch block per part of the columns' phase, and the temporary (rows
        then columns: one output, of the input's type) */
-    c->ntile = sh->hi > sh->lo ? (sh->hi - sh->lo + _SKEL_COL_TILE - 1) / _SKEL_COL_TILE : 1;
-    c->trows = sh->hi > sh->lo ? (sh->hi - sh->lo + c->ntile - 1) / c->ntile : 1;   /* tiles of equal rows */
+    items = _skel_col_tiles(c, sh->hi - sh->lo, nb, &parts);
     c->cstride = _SKEL_COL_STRIDE(_skel_col_rows(in->rows, (size_t)c->sk->dr, (int)call->edge));
-    parts = _skel_parts_of(&c->par, nb * c->ntile, (size_t)_SKEL_COL_BLOCK * _SKEL_COL_TILE);
-    if (parts > (size_t)c->par.threads) parts = (size_t)c->par.threads;    /* (a scratch block each) */
     block_bytes = _skel_col_block_bytes(c);
     if (!(c->scratch = (unsigned char *)SKEL_MALLOC(parts * block_bytes + (dir == SKEL_COLS ? 0 : in->n * c->iesz) + 1)))
         return _skel_fail(SKEL_ENOMEM, "MapOverlap %s: out of memory", dir == SKEL_COLS ? "columns" : "rows+columns");
@@ -6823,7 +6860,7 @@ static int _skel_cpu_overlap(_skel_cpu_ctx *c, const skel_call *call, const _ske
         c->src = tmp;
         c->dst[0] = (unsigned char *)dst[0];
     }
-    _skel_parallel(&c->par, parts, nb * c->ntile, _skel_body_overlap_cols, c);
+    _skel_parallel(&c->par, parts, items, _skel_body_overlap_cols, c);
     SKEL_FREE(c->scratch);
     return SKEL_OK;
 }

@@ -851,6 +851,87 @@ SKEL_TEST(pool_column_reduce_by_rows_and_by_columns_matches_plain_c)
     _skel_pool_stop();
 }
 
+/* ---- the column pass in whole tiles ----
+   Matrices of a few column blocks and few tiles, where the column pass
+   makes smaller tiles, a part each (whole tiles as items), and one of
+   many rows, where it does not: a weighted window of 5 (order-sensitive:
+   a row off by one changes the sum) along the columns and rows then
+   columns, duplicate and constant edges, on pool/2, 3, 8 and 16 (more
+   threads than CPUs here), against plain C. */
+SKEL_FUNC(int32_t, pwin5, (const int32_t *a), return a[-2] + 2 * a[-1] + 3 * a[0] + 5 * a[1] + 7 * a[2];)
+SKEL_OVERLAP(pcol_win5, pwin5, int32_t, 2)
+
+static int32_t win5_at(const int32_t *h, size_t n, size_t stride, ptrdiff_t i, int dup, int32_t ev)
+{
+    static const int32_t w[5] = { 1, 2, 3, 5, 7 };
+    int32_t s = 0;
+    ptrdiff_t k, at;
+    for (k = -2; k <= 2; ++k) {
+        at = i + k;
+        if (at < 0 || at >= (ptrdiff_t)n) {
+            if (!dup) { s += w[k + 2] * ev; continue; }
+            at = at < 0 ? 0 : (ptrdiff_t)n - 1;
+        }
+        s += w[k + 2] * h[(size_t)at * stride];
+    }
+    return s;
+}
+
+SKEL_TEST(pool_column_pass_in_whole_tiles_matches_plain_c)
+{
+    static const size_t shape[][2] = { { 256, 34 }, { 287, 34 }, { 100, 33 }, { 17, 40 }, { 40, 100 },
+                                       { 1000, 35 }, { 33, 1000 } };
+    static const int width[] = { 2, 3, 8, 16 };
+    int32_t ev = -3;
+    size_t s, w, i, r, c;
+    int dup, dir;
+    for (s = 0; s < sizeof shape / sizeof shape[0]; ++s) {
+        size_t R = shape[s][0], C = shape[s][1], n = R * C;
+        int32_t *h = (int32_t *)malloc(n * sizeof *h), *rows = (int32_t *)malloc(n * sizeof *rows);
+        int32_t *ref = (int32_t *)malloc(n * sizeof *ref);
+        unsigned seed = (unsigned)s * 977u + 5u;
+        ST_CHECK(h && rows && ref);
+        for (i = 0; i < n; ++i) { seed = seed * 1103515245u + 12345u; h[i] = (int32_t)((seed >> 8) % 2001) - 1000; }
+        for (dup = 0; dup <= 1; ++dup)
+            for (dir = 0; dir <= 1; ++dir) {    /* columns; rows then columns */
+                const int32_t *src = h;
+                if (dir) {
+                    for (r = 0; r < R; ++r)
+                        for (c = 0; c < C; ++c) rows[r * C + c] = win5_at(h + r * C, C, 1, (ptrdiff_t)c, dup, ev);
+                    src = rows;
+                }
+                for (r = 0; r < R; ++r)
+                    for (c = 0; c < C; ++c) ref[r * C + c] = win5_at(src + c, R, C, (ptrdiff_t)r, dup, ev);
+                for (w = 0; w < sizeof width / sizeof width[0]; ++w) {
+                    skel_mat *in = NULL, *out = NULL;
+                    skel_plan *p = pool_plan(width[w]);
+                    skel_call call;
+                    const int32_t *got;
+                    st_context("%zu x %zu, %s, %s edges, pool/%d", R, C, dir ? "rows then columns" : "columns",
+                               dup ? "duplicate" : "constant", width[w]);
+                    ST_OK(skel_mat_new_copy(&in, SKEL_INT32, R, C, h));
+                    ST_OK(skel_mat_new(&out, SKEL_INT32, R, C));
+                    memset(&call, 0, sizeof call);
+                    call.in[0] = in; call.out = out;
+                    call.direction = dir ? SKEL_ROWS_COLS : SKEL_COLS;
+                    call.edge = dup ? SKEL_EDGE_DUPLICATE : SKEL_EDGE_CONSTANT;
+                    call.edge_value = dup ? NULL : &ev;
+                    ST_OK(skel_set_plan(pcol_win5, p));
+                    ST_OK(skel_run(pcol_win5, &call));
+                    got = (const int32_t *)skel_read(out);
+                    ST_CHECK(got != NULL);
+                    for (i = 0; got && i < n; ++i)
+                        if (got[i] != ref[i]) { ST_FAIL("element %zu x %zu: %d, want %d", i / C, i % C, got[i], ref[i]); break; }
+                    skel_set_plan(pcol_win5, NULL);
+                    skel_plan_free(p);
+                    skel_free(in); skel_free(out);
+                }
+            }
+        free(h); free(rows); free(ref);
+    }
+    _skel_pool_stop();
+}
+
 /* ---- the pool as a tuner choice ---- */
 typedef struct seen { int pool[64], omp, seq; } seen;
 static double record_cost(const skel_variant *v, const size_t *point, double *once, void *user)
