@@ -1020,11 +1020,6 @@
                 rows at least) and a part takes whole tiles: parts of a
                 matrix of 33-47 columns and 256 rows shared its rows' cache
                 lines, and pool/2 took 1.7 times seq's time.
-              - Pool: a call site's parallel estimate leaves out calls that
-                found helpers asleep while most of its last 8 did not; a
-                benchmark's bursts of calls (their first calls waking the
-                workers) sent Julia sets of 89 x 31 to their caller alone
-                at twice the time.
               - CPU Reduce along columns: wide matrices split by columns
                 (parts fold strips of columns over every row into the
                 result), tall ones by rows with at most two partial rows a
@@ -1925,10 +1920,9 @@ typedef struct _skel_site {
     double since;               /* seconds spent the chosen way since the other was tried */
     double woke;                /* when the workers were woken for a parallel try (0: not) */
     int way, left;              /* a try: the way (0 parallel, 1 alone), calls of it left */
-    unsigned cold;              /* bit k: times[0][k] is of a call that found helpers asleep */
 } _skel_site;
 int _skel_site_pick(_skel_site *e, double now, int asleep);
-void _skel_site_note(_skel_site *e, int alone, double t, double guess, int cold);
+void _skel_site_note(_skel_site *e, int alone, double t, double guess);
 void _skel_pool_site_for(const void *who, size_t units, size_t unit, int width, int parts, size_t n, _skel_body body,
                          void *ctx);
 int _skel_pool_asleep(void);
@@ -6005,9 +5999,7 @@ size_t _skel_test_pool_parts_of(int threads, size_t n, size_t weight)
    does not move it unless it is the common case (a running average did:
    on the VM with another process spinning, a few preempted parallel
    calls made the caller alone look faster at 2^22, where it was 1.7
-   times slower); the parallel one leaves out calls that found helpers
-   asleep while most did not (_skel_site_note: their time is the wake-up
-   of a burst's first calls).  The other way is tried again once the chosen one has
+   times slower).  The other way is tried again once the chosen one has
    spent _SKEL_SITE_RETRY times the other's estimate, a try being
    _SKEL_SITE_TRY calls (see _skel_site_pick): at most about 6% of the
    time goes to trying.  The caller alone is tried only where it could
@@ -6021,22 +6013,18 @@ size_t _skel_test_pool_parts_of(int threads, size_t n, size_t weight)
 #define _SKEL_SITE_TRY 8        /* calls a try makes (its second half counts) */
 #define _SKEL_SITE_WAKE 200e-6  /* seconds a parallel try waits at most for the workers it woke */
 
-/* The median of a way's last 8 times (of fewer, the lower middle one),
-   leaving out those whose bit is set in `skip` where 3 or more are left:
+/* The median of a way's last 8 times (of fewer, the lower middle one):
    a call preempted for a time slice, or one that woke a sleeping worker,
    moves it only when it is the common case. */
-static double _skel_site_median(const float *t, unsigned calls, unsigned skip)
+static double _skel_site_median(const float *t, unsigned calls)
 {
     float v[8], x;
-    unsigned k = calls < 8 ? calls : 8, i, j, n = 0, left = 0;
-    for (i = 0; i < k; ++i) left += !(skip >> i & 1);
-    if (left < 3) skip = 0;
+    unsigned k = calls < 8 ? calls : 8, i, j;
     for (i = 0; i < k; ++i) {               /* insertion sort */
-        if (skip >> i & 1) continue;
-        for (x = t[i], j = n++; j > 0 && v[j - 1] > x; --j) v[j] = v[j - 1];
+        for (x = t[i], j = i; j > 0 && v[j - 1] > x; --j) v[j] = v[j - 1];
         v[j] = x;
     }
-    return n ? v[(n - 1) / 2] : 0;
+    return k ? v[(k - 1) / 2] : 0;
 }
 
 /* 0: run the site's next call in parallel; 1: on its caller alone; 2:
@@ -6071,33 +6059,20 @@ int _skel_site_pick(_skel_site *e, double now, int asleep)
     return e->way;
 }
 
-/* Record a call of t seconds, run alone or in parallel (with its guess).
-   A parallel call that found some of the helpers it wants asleep (`cold`)
-   timed their wake-up more than the way: the parallel estimate leaves
-   such calls out while 3 or more of the last 8 did not (calls that keep
-   finding them asleep are what this site's calls cost).  Counted, a
-   program's bursts of calls after pauses (a benchmark's rounds: 0.3 ms
-   of calls every few ms) put their first, slow calls into the last 8
-   times, and a Julia set of 89 x 31 on pool/2 went to its caller alone at
-   twice the time (2-vCPU VM, rounds of 0.3 ms every 3 ms: the median call
-   41 us in parallel, 82 alone); H100 runs of bench_eval2d had pool/4-16
-   at their caller-alone speed there. */
-void _skel_site_note(_skel_site *e, int alone, double t, double guess, int cold)
+/* Record a call of t seconds, run alone or in parallel (with its guess). */
+void _skel_site_note(_skel_site *e, int alone, double t, double guess)
 {
-    unsigned at;
     if (e->left > 0) {
         if (--e->left >= _SKEL_SITE_TRY / 2) return;    /* the try's first half */
         if (e->left == 0) e->since = 0;
     } else {
         e->since += t;
     }
-    at = e->calls[alone]++ % 8;
-    e->times[alone][at] = (float)t;
+    e->times[alone][e->calls[alone]++ % 8] = (float)t;
     if (alone) {
-        e->one = _skel_site_median(e->times[1], e->calls[1], 0);
+        e->one = _skel_site_median(e->times[1], e->calls[1]);
     } else {
-        e->cold = cold ? e->cold | 1u << at : e->cold & ~(1u << at);
-        e->par = _skel_site_median(e->times[0], e->calls[0], e->cold);
+        e->par = _skel_site_median(e->times[0], e->calls[0]);
         e->guess = guess;
         e->woke = 0;
     }
@@ -6136,22 +6111,19 @@ void _skel_pool_site_for(const void *who, size_t units, size_t unit, int width, 
 {
     _skel_site *e;
     double t0, guess = 0;
-    int alone, asleep, helpers, cold;
+    int alone;
     if (!who || _skel_env.pool_adapt_off) { _skel_pool_for(width, parts, n, body, ctx); return; }
     e = _skel_site_of(who, units, unit, width, parts, n, body);
     t0 = _skel_now();
-    asleep = _skel_pool_asleep();
-    alone = _skel_site_pick(e, t0, asleep);
+    alone = _skel_site_pick(e, t0, _skel_pool_asleep());
     if (alone == 2) {
         _skel_pool_wake(width);
         alone = 1;
         t0 = _skel_now();
     }
-    helpers = (width < parts ? width : parts) - 1;
-    cold = !alone && _skel_pool_threads() - asleep < (helpers < _SKEL_POOL_MAX - 1 ? helpers : _SKEL_POOL_MAX - 1);
     if (alone) _skel_pool_inline(parts, n, body, ctx);
     else guess = parts * _skel_pool_run(width, parts, n, body, ctx);
-    _skel_site_note(e, alone, _skel_now() - t0, guess, cold);
+    _skel_site_note(e, alone, _skel_now() - t0, guess);
 }
 #else   /* no thread-local storage: every pool call in parallel */
 void _skel_pool_site_for(const void *who, size_t units, size_t unit, int width, int parts, size_t n, _skel_body body,

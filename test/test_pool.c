@@ -629,7 +629,7 @@ static int pick_site(_skel_site *e) { return _skel_site_pick(e, site_clock, 0) !
 static void note_site(_skel_site *e, int alone, double t, double guess)
 {
     site_clock += t;
-    _skel_site_note(e, alone, t, guess, 0);
+    _skel_site_note(e, alone, t, guess);
 }
 static int run_site(_skel_site *e, int calls, double par, double one, double guess, int *alone)
 {
@@ -686,36 +686,6 @@ SKEL_TEST(pool_site_rule_runs_alone_where_it_wins_and_tries_again)
     memset(&e, 0, sizeof e);                            /* a 2^20 sum over 16 threads: 17 us, 127 alone */
     run_site(&e, 2000, 17e-6, 127e-6, 127e-6, &alone);
     ST_EQ_INT(alone, 0);
-}
-
-/* Parallel calls that found helpers asleep time their wake-up: a site
-   whose calls come in bursts (half of them find the helpers asleep, 50
-   us against 5) keeps parallel, which the warm calls say is faster than
-   its caller alone (8 us); calls that mostly find them asleep count. */
-SKEL_TEST(pool_site_rule_leaves_out_calls_that_woke_helpers)
-{
-    _skel_site e;
-    int i, k;
-    double t, total = 0, alone = 0;
-    memset(&e, 0, sizeof e);
-    for (i = 0; i < 8; ++i) ST_EQ_INT(pick_site(&e), 0), note_site(&e, 0, 5e-6, 3e-6);
-    for (i = 0; i < 8; ++i) ST_EQ_INT(pick_site(&e), 1), note_site(&e, 1, 8e-6, 0);
-    for (i = 0; i < 600; ++i) {
-        int cold = i % 8 < 5;                           /* the first 5 of every 8 */
-        k = pick_site(&e);
-        t = k ? 8e-6 : cold ? 50e-6 : 5e-6;
-        site_clock += t;
-        total += t;
-        alone += k ? t : 0;
-        _skel_site_note(&e, k, t, k ? 0 : 3e-6, !k && cold);
-    }
-    st_context("bursts: parallel %g s, alone %g s, %.1f%% of the time alone", e.par, e.one, 100 * alone / total);
-    ST_NEAR(e.par, 5e-6, 1e-6);
-    ST_CHECK(alone <= 0.08 * total);                    /* the tries' share, no more */
-    for (i = 0; i < 200 && pick_site(&e) == 0; ++i) _skel_site_note(&e, 0, i % 8 ? 50e-6 : 5e-6, 3e-6, i % 8 != 0);
-    st_context("7 of 8 cold: parallel %g s after %d calls", e.par, i);
-    ST_CHECK(i < 200);
-    ST_CHECK(e.par > 40e-6);
 }
 
 /* A site whose helpers are slow (here: every chunk off the calling
