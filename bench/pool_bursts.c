@@ -11,9 +11,9 @@
    Usage: bench_pool_bursts [GAP_US [BURST]]
           GAP_US: pause after each timed call (default 0); BURST: 1 for
           the 0.3 ms of untimed calls before it (default 0)
-   Environment: P_N timed calls (16 to 300, default 300), P_W one width
-   only (0: seq), P_FIRST how many first calls to print (default 16).
-   e.g. P_W=2 build/bench_pool_bursts 3000 1 */
+   Environment: P_N timed calls (16 to 300, default 300), P_W the widths
+   to run, comma-separated (0: seq), P_FIRST how many first calls to print (default 16).
+   e.g. P_W=0,2 build/bench_pool_bursts 3000 1 */
 #include "bench.h"
 #include <stdio.h>
 #include <string.h>
@@ -33,6 +33,19 @@ SKEL_FUNC(int32_t, julia_f, (skel_index r, skel_index c, jview v),
     return k;)
 SKEL_MAP_EX(julia, julia_f, int32_t, int32_t, 0, SKEL_INDEX2D, SKEL_UNIFORM(jview))
 
+/* Is width w in the comma-separated list? */
+static int width_listed(const char *list, int w)
+{
+    char *end;
+    for (;;) {
+        long v = strtol(list, &end, 10);
+        if (end == list) return 0;
+        if (v == w) return 1;
+        if (*end != ',') return 0;
+        list = end + 1;
+    }
+}
+
 int main(int argc, char **argv)
 {
     static const size_t shapes[][2] = { {89, 31}, {112, 21}, {41, 158}, {35, 87}, {92, 27} };
@@ -51,10 +64,10 @@ int main(int argc, char **argv)
         memset(&c, 0, sizeof c);
         c.out = Z; c.uniform = &v;
         for (w = 0; w < 5; ++w) {
-            if (getenv("P_W") && atoi(getenv("P_W")) != widths[w]) continue;
+            if (getenv("P_W") && !width_listed(getenv("P_W"), widths[w])) continue;
             skel_plan *p = NULL;
             skel_variant var;
-            double t[300], sorted[300];
+            double t[300], sorted[300], med;
             int N = getenv("P_N") ? atoi(getenv("P_N")) : 300, first = getenv("P_FIRST") ? atoi(getenv("P_FIRST")) : 16;
             if (N < 16 || N > 300) N = 300;
             if (first < 0 || first > N) first = N;
@@ -77,9 +90,9 @@ int main(int argc, char **argv)
                 if (gap_us) usleep((unsigned)gap_us);
             }
             memcpy(sorted, t, sizeof t);
-            for (k = 1; k < N; ++k) { double x = sorted[k]; int j = k; while (j > 0 && sorted[j-1] > x) { sorted[j] = sorted[j-1]; --j; } sorted[j] = x; }
+            med = bench_median(sorted, N);     /* (sorts them) */
             printf("%zu x %zu %s/%d gap %d burst %d: min %.1f med %.1f p90 %.1f | first16:", R, C, var.backend, widths[w], gap_us, burst,
-                   sorted[0] * 1e6, sorted[N / 2] * 1e6, sorted[N * 9 / 10] * 1e6);
+                   sorted[0] * 1e6, med * 1e6, sorted[N * 9 / 10] * 1e6);
             for (k = 0; k < first; ++k) printf(" %.0f", t[k] * 1e6);
             printf(" | last8:");
             for (k = N - 8; k < N; ++k) printf(" %.0f", t[k] * 1e6);

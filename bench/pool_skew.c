@@ -32,8 +32,7 @@ int main(int argc, char **argv)
         memset(&v, 0, sizeof v); v.backend = w == 1 ? "seq" : "pool"; v.threads = w;
         skel_plan_new(&p); skel_plan_add(p, 0, SIZE_MAX, &v); skel_set_plan(skew, p);
         for (k = 0; k < 200; ++k) { double t0 = bench_now(); skel_run(skew, &c); skel_read(o); t[k] = bench_now() - t0; }
-        for (k = 1; k < 200; ++k) { double x = t[k]; int j = k; while (j > 0 && t[j-1] > x) { t[j] = t[j-1]; --j; } t[j] = x; }
-        s = t[100];
+        s = bench_median(t, 200);     /* (sorts them) */
         printf("n %zu %s/%d: min %.1f med %.1f p90 %.1f us\n", n, v.backend, w, t[0]*1e6, s*1e6, t[180]*1e6);
         skel_set_plan(skew, NULL); skel_plan_free(p);
     }
