@@ -1906,6 +1906,7 @@ void _skel_pool_reserve(int n);
 int _skel_pool_step_aside(int cpu);
 int _skel_pool_sleepers_avoiding(void);
 unsigned _skel_pool_wakes(int k);
+void _skel_pool_tally(unsigned *owner_sleeps, unsigned *site_alone);
 /* A pool call's site: when it runs on its caller alone (the implementation's
    "Pool calls that run faster on their caller alone"); fields private. */
 typedef struct _skel_site {
@@ -3793,6 +3794,9 @@ int _skel_trace_flush(void)
 #define SKEL_POOL_SPIN_US 100   /* how long an idle worker spins before sleeping (a waiting
                                    caller: twice its chunk time, 5 us up to this) */
 #endif
+#ifndef _SKEL_POOL_WAIT_MIN_US
+#define _SKEL_POOL_WAIT_MIN_US 5    /* a waiting caller spins at least this long (us) */
+#endif
 #define _SKEL_POOL_MAX 256      /* the widest call: the caller and 255 workers */
 #define _SKEL_POOL_SLOTS 64     /* parallel-fors in flight at once; more run on their caller alone */
 #define _SKEL_POOL_PARTS 8      /* chunks per thread of a call */
@@ -3928,6 +3932,8 @@ static struct {
                                    came to the next call 6.0-6.9 us after it opened on average
                                    (now 1.6-2.2), and pool/16 ran at 0.37-0.54 of hand OpenMP's
                                    speed at 2^16 (now 0.59-0.71; bench/results/pool.md) */
+    unsigned owner_sleeps;      /* atomic: calls whose caller slept on their end (benchmarks) */
+    unsigned site_alone;        /* atomic: site calls run on their caller alone (benchmarks) */
     _skel_slot slots[_SKEL_POOL_SLOTS];
     _skel_sleeper sleep[_SKEL_POOL_MAX];   /* worker k's */
 } _skel_pool;
@@ -4336,6 +4342,16 @@ unsigned _skel_pool_wakes(int k)
 /* For tests: how many workers sleep now. */
 int _skel_pool_asleep(void) { return __atomic_load_n(&_skel_pool.sleepers, __ATOMIC_ACQUIRE); }
 
+static void _skel_pool_count_alone(void) { __atomic_add_fetch(&_skel_pool.site_alone, 1u, __ATOMIC_RELAXED); }
+
+/* For benchmarks: pool calls whose caller slept on their end, and site
+   calls run on their caller alone, since the process started. */
+void _skel_pool_tally(unsigned *owner_sleeps, unsigned *site_alone)
+{
+    *owner_sleeps = __atomic_load_n(&_skel_pool.owner_sleeps, __ATOMIC_RELAXED);
+    *site_alone = __atomic_load_n(&_skel_pool.site_alone, __ATOMIC_RELAXED);
+}
+
 /* For tests: pass one wake-up on, as a woken worker does. */
 void _skel_pool_pass_wake(void) { _skel_pool_signal(1); }
 
@@ -4413,6 +4429,7 @@ static void _skel_slot_wait(_skel_slot *s, double spin)
         else if (_skel_now() > end) break;
     }
     __atomic_store_n(&s->owner_sleeps, 1, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&_skel_pool.owner_sleeps, 1u, __ATOMIC_RELAXED);
     pthread_mutex_lock(&_skel_pool_mu);
     while (_SKEL_SC_LOAD(&s->done) != parts) pthread_cond_wait(&_skel_pool_done_cv, &_skel_pool_mu);
     pthread_mutex_unlock(&_skel_pool_mu);
@@ -4451,7 +4468,7 @@ static double _skel_pool_run(int width, int parts, size_t n, _skel_body body, vo
     mine = _skel_slot_work(s, -1);
     per = mine ? (_skel_now() - t0) / (double)mine : 0;
     t0 = 2 * per;
-    _skel_slot_wait(s, t0 < 5e-6 ? 5e-6 : t0 > 1e-6 * SKEL_POOL_SPIN_US ? 1e-6 * SKEL_POOL_SPIN_US : t0);
+    _skel_slot_wait(s, t0 < 1e-6 * _SKEL_POOL_WAIT_MIN_US ? 1e-6 * _SKEL_POOL_WAIT_MIN_US : t0 > 1e-6 * SKEL_POOL_SPIN_US ? 1e-6 * SKEL_POOL_SPIN_US : t0);
     __atomic_fetch_and(&_skel_pool.active, ~((uint64_t)1 << i), __ATOMIC_RELAXED);
     st = __atomic_load_n(&s->state, __ATOMIC_RELAXED);
     do {    /* close; free it now if no helper is inside */
@@ -4547,6 +4564,8 @@ int _skel_pool_threads(void) { return 0; }
 int _skel_pool_step_aside(int cpu) { (void)cpu; return 0; }
 int _skel_pool_sleepers_avoiding(void) { return 0; }
 unsigned _skel_pool_wakes(int k) { (void)k; return 0; }
+void _skel_pool_tally(unsigned *owner_sleeps, unsigned *site_alone) { *owner_sleeps = *site_alone = 0; }
+static void _skel_pool_count_alone(void) {}
 int _skel_pool_asleep(void) { return 0; }
 void _skel_pool_pass_wake(void) {}
 #endif
@@ -6121,8 +6140,10 @@ void _skel_pool_site_for(const void *who, size_t units, size_t unit, int width, 
         alone = 1;
         t0 = _skel_now();
     }
-    if (alone) _skel_pool_inline(parts, n, body, ctx);
-    else guess = parts * _skel_pool_run(width, parts, n, body, ctx);
+    if (alone) {
+        _skel_pool_inline(parts, n, body, ctx);
+        _skel_pool_count_alone();
+    } else guess = parts * _skel_pool_run(width, parts, n, body, ctx);
     _skel_site_note(e, alone, _skel_now() - t0, guess);
 }
 #else   /* no thread-local storage: every pool call in parallel */

@@ -319,6 +319,10 @@ extern int _exst_conf;
 #define POOL_STATS_CONF(i) ((void)(i))
 #endif
 static int CONF_INDEX = -1;
+/* Over a point's timed calls, per configuration (CONF_INDEX): calls whose
+   caller slept on the pool call's end, and pool calls the call-site rule
+   ran on the caller alone (the dump's "pool, caller slept" line). */
+static unsigned TALLY[MAXCONF][2];
 
 /* Calls a sample sums at a point whose fastest configuration took
    `least` seconds: until 20 us, the same for every configuration of the
@@ -351,11 +355,15 @@ static double sample(skel_skeleton *sk, const conf *c, double last, int m, int *
     for (t0 = bench_now(); last < 5e-3 && bench_now() - t0 < WARM_UP;)
         if (run_app(sk) != SKEL_OK) { *bad = 1; break; }
     for (b = 0; b < m; ++b) {
+        unsigned sl0, al0, sl1, al1;
         place_operands();
         POOL_STATS_CONF(CONF_INDEX);
+        _skel_pool_tally(&sl0, &al0);
         t0 = bench_now();
         if (run_app(sk) != SKEL_OK) *bad = 1;
         sum += bench_now() - t0;
+        _skel_pool_tally(&sl1, &al1);
+        if (CONF_INDEX >= 0) { TALLY[CONF_INDEX][0] += sl1 - sl0; TALLY[CONF_INDEX][1] += al1 - al0; }
         POOL_STATS_CONF(-1);
     }
     return sum / m;
@@ -398,6 +406,7 @@ static void time_point(skel_skeleton *sk, const conf *cs, int nc, double *med, i
     static double s[MAXCONF][MAXROUNDS];
     double least = 1e30, start, q[MAXROUNDS];
     int i, j, rounds = 0, ord[MAXCONF], nk = 0, bad;
+    memset(TALLY, 0, sizeof TALLY);
     for (i = 0; i < nc; ++i) {          /* screening, with a check of each result */
         bad = 0;
         med[i] = sample(sk, &cs[i], 0, 1, &bad);
@@ -577,6 +586,10 @@ static int eval_app(const app *a, double budget, int npoints, const char *svgdir
             printf("%zu x %zu (plan: %s):", pts[k][0], pts[k][1], lab);
             for (i = 0; i < nc; ++i) printf(" %s %.3g%s", cs[i].label, med[i], kept[i] ? "" : "(dropped)");
             printf("  ratio %.3f (split-half %.3f)\n", ratio, half);
+            printf("  pool, caller slept/ran alone in timed calls:");
+            for (i = 0; i < nc; ++i)
+                if (TALLY[i][0] || TALLY[i][1]) printf(" %s %u/%u", cs[i].label, TALLY[i][0], TALLY[i][1]);
+            printf("\n");
         }
         free_operands();
         fflush(stdout);

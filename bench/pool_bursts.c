@@ -4,7 +4,9 @@
    The call is bench/eval2d.c's Julia set (a Map with a (row, col) index,
    Q24 fixed point, uneven work per element) at small shapes, on pool/16,
    8, 4, 2 and seq: min, median and p90 of N timed calls in us, the first
-   16 and the last 8.  Why: in H100 runs of bench_eval2d, pool/16 ran
+   16 and the last 8, and how many calls (timed or not) found their caller
+   asleep on the call's end or ran on the caller alone (the pool's call-site
+   rule).  Why: in H100 runs of bench_eval2d, pool/16 ran
    these shapes at seq's time (results/tuner2d.md, runs T-Z); on the
    2-vCPU VM, pool/2 after the wider widths in one process does too.
 
@@ -68,6 +70,7 @@ int main(int argc, char **argv)
             skel_plan *p = NULL;
             skel_variant var;
             double t[300], sorted[300], med;
+            unsigned sl0, al0, sl1, al1;
             int N = getenv("P_N") ? atoi(getenv("P_N")) : 300, first = getenv("P_FIRST") ? atoi(getenv("P_FIRST")) : 16;
             if (N < 16 || N > 300) N = 300;
             if (first < 0 || first > N) first = N;
@@ -77,6 +80,7 @@ int main(int argc, char **argv)
             skel_plan_new(&p);
             skel_plan_add(p, 0, SIZE_MAX, &var);
             skel_set_plan(julia, p);
+            _skel_pool_tally(&sl0, &al0);
             for (k = 0; k < N; ++k) {
                 double t0;
                 if (burst) {    /* eval-like: warm-up calls for 0.3 ms, one timed call, a gap */
@@ -89,6 +93,7 @@ int main(int argc, char **argv)
                 t[k] = bench_now() - t0;
                 if (gap_us) usleep((unsigned)gap_us);
             }
+            _skel_pool_tally(&sl1, &al1);
             memcpy(sorted, t, sizeof t);
             med = bench_median(sorted, N);     /* (sorts them) */
             printf("%zu x %zu %s/%d gap %d burst %d: min %.1f med %.1f p90 %.1f | first16:", R, C, var.backend, widths[w], gap_us, burst,
@@ -96,7 +101,7 @@ int main(int argc, char **argv)
             for (k = 0; k < first; ++k) printf(" %.0f", t[k] * 1e6);
             printf(" | last8:");
             for (k = N - 8; k < N; ++k) printf(" %.0f", t[k] * 1e6);
-            printf("\n");
+            printf(" | caller slept %u, alone %u\n", sl1 - sl0, al1 - al0);
             skel_set_plan(julia, NULL);
             skel_plan_free(p);
         }
