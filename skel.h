@@ -604,7 +604,14 @@
        25 us call over 16 threads found 2-5 workers still asleep and
        waited up to 35 us for them), and wakes only workers that slept
        before the call (one woken for it that slept again is not woken
-       twice while another is never woken).  A worker that finds
+       twice while another is never woken).  The calling thread, its
+       chunks done, spins until the helpers' are (twice its own chunks'
+       time, and until 1.5 times the call site's usual time has passed,
+       at most SKEL_POOL_SPIN_US), then sleeps, which frees its core for a
+       helper the OS descheduled: where its own chunks were the light ones
+       (a Julia set's first rows) it had slept at once and a helper had
+       to wake it (H100 host, pool/16 at 89 x 31: 26-29 us, 23 now).
+       A worker that finds
        itself on the CPU of the thread whose call it joins (the OS puts a
        woken thread there when its own CPU is busy, and leaves it there)
        moves to another CPU: on 2 CPUs with another process on one, the
@@ -1015,6 +1022,13 @@
        Change log, newest first; one line per change under the unreleased
        version.
        unreleased (0.3.0)
+              - Pool: a calling thread whose chunks are done spins for the
+                helpers' until 1.5 times its call site's usual time has
+                passed, not only twice its own chunks' time: where its
+                chunks were light it slept and paid a wake-up (H100 host,
+                bench_pool_bursts, Julia sets of 2-5 Ki pixels: pool/16
+                medians 26-61 us, now 20-53; bench_pool_skew 512: 29-32,
+                now 22).
               - CPU MapOverlap along columns: where a part would get only a
                 few of a tile's column blocks, tiles are made smaller (16
                 rows at least) and a part takes whole tiles: parts of a
@@ -1907,6 +1921,7 @@ int _skel_pool_step_aside(int cpu);
 int _skel_pool_sleepers_avoiding(void);
 unsigned _skel_pool_wakes(int k);
 void _skel_pool_tally(unsigned *owner_sleeps, unsigned *site_alone);
+double _skel_pool_wait_spin(double per, double expect, double elapsed);
 /* A pool call's site: when it runs on its caller alone (the implementation's
    "Pool calls that run faster on their caller alone"); fields private. */
 typedef struct _skel_site {
@@ -3792,7 +3807,7 @@ int _skel_trace_flush(void)
    --------------------------------------------------------------------- */
 #ifndef SKEL_POOL_SPIN_US
 #define SKEL_POOL_SPIN_US 100   /* how long an idle worker spins before sleeping (a waiting
-                                   caller: twice its chunk time, 5 us up to this) */
+                                   caller: _skel_pool_wait_spin, 5 us up to this) */
 #endif
 #ifndef _SKEL_POOL_WAIT_MIN_US
 #define _SKEL_POOL_WAIT_MIN_US 5    /* a waiting caller spins at least this long (us) */
@@ -4410,7 +4425,8 @@ static _skel_slot *_skel_slot_take(void)
 
 /* Wait until every chunk of the owner's slot is done: spin for `spin`
    seconds, then sleep.  The chunks not done are being computed by helpers;
-   one that is not done after twice the time a chunk took the owner has
+   one that is not done after twice the time a chunk took the owner, and
+   after half as long again as such calls take (_skel_pool_run), has
    been descheduled by the OS, and sleeping frees the owner's core for it
    (the scheduler moves a waiting thread to an idle core at once): a call
    then costs a migration, not the time slice of whatever runs on the
@@ -4435,15 +4451,34 @@ static void _skel_slot_wait(_skel_slot *s, double spin)
     pthread_mutex_unlock(&_skel_pool_mu);
 }
 
+/* How long a caller that ran its chunks in `elapsed` seconds, `per` a
+   chunk, spins for the helpers' chunks before it sleeps (_skel_slot_wait):
+   for twice its chunks' time, and at least until 1.5 times `expect` (the
+   seconds such a call usually takes, its site's estimate; 0: not known)
+   has passed since the call began; 5 us at least, SKEL_POOL_SPIN_US at
+   most.  Its own chunks need not be typical: a Julia set's first rows
+   escape at once, so on pool/16 its caller's chunk took 1 us, and it
+   slept while the helpers computed the middle rows, and the last of them
+   had to wake it (bench_pool_bursts, H100 host, 89 x 31: pool/16 28 us,
+   22 with the caller spinning; seq 110). */
+double _skel_pool_wait_spin(double per, double expect, double elapsed)
+{
+    double spin = 1.5 * expect - elapsed, cap = 1e-6 * SKEL_POOL_SPIN_US;
+    if (spin < 2 * per) spin = 2 * per;
+    if (spin < 1e-6 * _SKEL_POOL_WAIT_MIN_US) spin = 1e-6 * _SKEL_POOL_WAIT_MIN_US;
+    return spin > cap ? cap : spin;
+}
+
 /* _skel_pool_for, returning the seconds a chunk took the calling thread
    (0 when it ran none): chunks x that is what the call would take on its
-   caller alone (_skel_site_note's guess). */
-static double _skel_pool_run(int width, int parts, size_t n, _skel_body body, void *ctx)
+   caller alone (_skel_site_note's guess).  `expect`: the seconds such a
+   call usually takes (0: not known; _skel_pool_wait_spin). */
+static double _skel_pool_run(int width, int parts, size_t n, _skel_body body, void *ctx, double expect)
 {
     _skel_slot *s;
     unsigned i, st, nst, helpers;
     size_t r, mine;
-    double t0, per;
+    double t0, per, start;
     if (width > _SKEL_POOL_MAX) width = _SKEL_POOL_MAX;
     helpers = (unsigned)(width < parts ? width : parts) - 1;
     if (parts <= 1 || width <= 1) { _skel_pool_inline(parts, n, body, ctx); return 0; }
@@ -4464,11 +4499,11 @@ static double _skel_pool_run(int width, int parts, size_t n, _skel_body body, vo
                        __ATOMIC_RELEASE);       /* (visitors counted in meanwhile stay counted) */
     __atomic_fetch_or(&_skel_pool.active, (uint64_t)1 << i, __ATOMIC_RELEASE);
     _skel_pool_publish((int)helpers);
-    t0 = _skel_now();
+    start = _skel_now();
     mine = _skel_slot_work(s, -1);
-    per = mine ? (_skel_now() - t0) / (double)mine : 0;
-    t0 = 2 * per;
-    _skel_slot_wait(s, t0 < 1e-6 * _SKEL_POOL_WAIT_MIN_US ? 1e-6 * _SKEL_POOL_WAIT_MIN_US : t0 > 1e-6 * SKEL_POOL_SPIN_US ? 1e-6 * SKEL_POOL_SPIN_US : t0);
+    t0 = _skel_now();
+    per = mine ? (t0 - start) / (double)mine : 0;
+    _skel_slot_wait(s, _skel_pool_wait_spin(per, expect, t0 - start));
     __atomic_fetch_and(&_skel_pool.active, ~((uint64_t)1 << i), __ATOMIC_RELAXED);
     st = __atomic_load_n(&s->state, __ATOMIC_RELAXED);
     do {    /* close; free it now if no helper is inside */
@@ -4479,7 +4514,7 @@ static double _skel_pool_run(int width, int parts, size_t n, _skel_body body, vo
 
 void _skel_pool_for(int width, int parts, size_t n, _skel_body body, void *ctx)
 {
-    (void)_skel_pool_run(width, parts, n, body, ctx);
+    (void)_skel_pool_run(width, parts, n, body, ctx, 0);
 }
 
 void _skel_pool_submit(_skel_task *t, int (*fn)(void *), void *arg)
@@ -4536,15 +4571,15 @@ int _skel_task_join(_skel_task *t, double spin)
 }
 
 #else   /* no atomics: every call runs on its caller; tasks run when waited for */
-static double _skel_pool_run(int width, int parts, size_t n, _skel_body body, void *ctx)
+static double _skel_pool_run(int width, int parts, size_t n, _skel_body body, void *ctx, double expect)
 {
-    (void)width;
+    (void)width; (void)expect;
     _skel_pool_inline(parts, n, body, ctx);
     return 0;
 }
 void _skel_pool_for(int width, int parts, size_t n, _skel_body body, void *ctx)
 {
-    (void)_skel_pool_run(width, parts, n, body, ctx);
+    (void)_skel_pool_run(width, parts, n, body, ctx, 0);
 }
 void _skel_pool_submit(_skel_task *t, int (*fn)(void *), void *arg)
 {
@@ -4565,6 +4600,7 @@ int _skel_pool_step_aside(int cpu) { (void)cpu; return 0; }
 int _skel_pool_sleepers_avoiding(void) { return 0; }
 unsigned _skel_pool_wakes(int k) { (void)k; return 0; }
 void _skel_pool_tally(unsigned *owner_sleeps, unsigned *site_alone) { *owner_sleeps = *site_alone = 0; }
+double _skel_pool_wait_spin(double per, double expect, double elapsed) { (void)per; (void)expect; (void)elapsed; return 0; }
 static void _skel_pool_count_alone(void) {}
 int _skel_pool_asleep(void) { return 0; }
 void _skel_pool_pass_wake(void) {}
@@ -6143,7 +6179,7 @@ void _skel_pool_site_for(const void *who, size_t units, size_t unit, int width, 
     if (alone) {
         _skel_pool_inline(parts, n, body, ctx);
         _skel_pool_count_alone();
-    } else guess = parts * _skel_pool_run(width, parts, n, body, ctx);
+    } else guess = parts * _skel_pool_run(width, parts, n, body, ctx, e->par);
     _skel_site_note(e, alone, _skel_now() - t0, guess);
 }
 #else   /* no thread-local storage: every pool call in parallel */

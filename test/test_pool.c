@@ -688,6 +688,21 @@ SKEL_TEST(pool_site_rule_runs_alone_where_it_wins_and_tries_again)
     ST_EQ_INT(alone, 0);
 }
 
+/* How long a caller spins for its helpers' chunks before it sleeps:
+   twice its own chunks' time, and until 1.5 times what the site's calls
+   usually take has passed (a caller whose chunk was light waits out the
+   helpers' heavy ones awake), 5 us at least, SKEL_POOL_SPIN_US at most. */
+SKEL_TEST(pool_caller_spins_until_the_call_is_late)
+{
+    const double cap = 100e-6;                  /* SKEL_POOL_SPIN_US, 100 by default */
+    ST_NEAR(_skel_pool_wait_spin(1e-6, 0, 2e-6), 5e-6, 1e-9);         /* nothing known: the floor */
+    ST_NEAR(_skel_pool_wait_spin(10e-6, 0, 20e-6), 20e-6, 1e-9);      /* twice a chunk */
+    ST_NEAR(_skel_pool_wait_spin(80e-6, 0, 80e-6), cap, 1e-9);        /* bounded */
+    ST_NEAR(_skel_pool_wait_spin(1e-6, 22e-6, 2e-6), 31e-6, 1e-9);    /* light chunk: until 33 us */
+    ST_NEAR(_skel_pool_wait_spin(10e-6, 22e-6, 30e-6), 20e-6, 1e-9);  /* late already: twice a chunk */
+    ST_NEAR(_skel_pool_wait_spin(1e-6, 1.0, 2e-6), cap, 1e-9);        /* a long call: bounded */
+}
+
 /* A site whose helpers are slow (here: every chunk off the calling
    thread sleeps 2 ms, one on it takes 20 us) runs on its caller after
    its first parallel try (8 calls); results
