@@ -1117,6 +1117,64 @@ static double wall_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Steal time: read from /proc/stat's first line (its 8th number), the
+   share over the tuning in skel_plan_stats and the text dump; -1 where
+   not known (no such line, a loaded or a range plan). */
+SKEL_TEST(tuner_reports_the_steal_time_of_its_tuning)
+{
+    double steal = -1, total = -1;
+    skel_tune_desc d;
+    skel_plan *p, *q;
+    skel_plan_stats st;
+    char path[600];
+    size_t len;
+    unsigned char *text;
+    FILE *f;
+    ST_EQ_INT(_skel_steal_parse("cpu  46671 0 4692 336176 524 0 1073 12153 0 0\n", &steal, &total), 0);
+    ST_NEAR(steal, 12153, 0);
+    ST_NEAR(total, 46671 + 4692 + 336176 + 524 + 1073 + 12153, 0);
+    ST_EQ_INT(_skel_steal_parse("cpu  46671 0 4692 336176 524 0 1073\n", &steal, &total), -1);  /* no steal field */
+    ST_EQ_INT(_skel_steal_parse("cpu0 46671 0 4692 336176 524 0 1073 12153 0 0\n", &steal, &total), -1);
+    ST_EQ_INT(_skel_steal_parse("cpu  1 2 3 4 5 6 7 -8\n", &steal, &total), -1);
+    ST_EQ_INT(_skel_steal_parse("", &steal, &total), -1);
+    memset(&d, 0, sizeof d);
+    d.id = "test-steal";
+    d.sk = tt_vadd;
+    d.backends = "seq";
+    d.lower[0] = 10;
+    d.upper[0] = 1000;
+    d.time_budget = 0.1;                    /* (the counts move every 10 ms) */
+    d.nofile = 1;
+    d.quiet = 1;
+    ST_OK(skel_tune(&d, &p));
+    ST_OK(skel_plan_stats_get(p, &st));
+    st_context("steal %g over %g s", st.steal, st.wall_seconds);
+    f = fopen("/proc/stat", "r");
+    if (f && st.wall_seconds > 0.05) ST_CHECK(st.steal >= 0 && st.steal <= 1);    /* Linux: known */
+    else ST_CHECK(st.steal == -1 || (st.steal >= 0 && st.steal <= 1));   /* (shorter than the counts' tick) */
+    if (f) fclose(f);
+    snprintf(path, sizeof path, "%s/steal.txt", test_dir());
+    ST_OK(skel_plan_dump(p, SKEL_DUMP_TEXT, path));
+    text = read_all(path, &len);
+    ST_CHECK(text != NULL);
+    if (text) {
+        text[len] = 0;
+        ST_EQ_INT(strstr((char *)text, "\nsteal: ") != NULL, st.steal >= 0);
+        free(text);
+    }
+    snprintf(path, sizeof path, "%s/steal.plan", test_dir());
+    ST_OK(skel_plan_save(p, path));
+    ST_OK(skel_plan_load(&q, path));
+    ST_OK(skel_plan_stats_get(q, &st));
+    ST_NEAR(st.steal, -1, 0);                               /* not saved */
+    skel_plan_free(q);
+    skel_plan_free(p);
+    ST_OK(skel_plan_new(&p));
+    ST_OK(skel_plan_stats_get(p, &st));
+    ST_NEAR(st.steal, -1, 0);                               /* a range plan */
+    skel_plan_free(p);
+}
+
 SKEL_TEST(tuner_keeps_one_off_first_calls_out_of_budget_and_timeouts)
 {
     static const skel_variant seq = { .backend = "seq" };
