@@ -1937,6 +1937,7 @@ int _skel_pool_step_aside(int cpu);
 int _skel_pool_sleepers_avoiding(void);
 unsigned _skel_pool_wakes(int k);
 void _skel_pool_tally(unsigned *owner_sleeps, unsigned *site_alone);
+void _skel_pool_count_alone(void);
 double _skel_pool_wait_spin(double per, double expect, double elapsed);
 int _skel_steal_parse(const char *line, double *steal, double *total);
 /* A pool call's site: when it runs on its caller alone (the implementation's
@@ -4374,7 +4375,7 @@ unsigned _skel_pool_wakes(int k)
 /* For tests: how many workers sleep now. */
 int _skel_pool_asleep(void) { return __atomic_load_n(&_skel_pool.sleepers, __ATOMIC_ACQUIRE); }
 
-static void _skel_pool_count_alone(void) { __atomic_add_fetch(&_skel_pool.site_alone, 1u, __ATOMIC_RELAXED); }
+void _skel_pool_count_alone(void) { __atomic_add_fetch(&_skel_pool.site_alone, 1u, __ATOMIC_RELAXED); }
 
 /* For benchmarks: pool calls whose caller slept on their end, and site
    calls run on their caller alone, since the process started. */
@@ -4618,7 +4619,7 @@ int _skel_pool_sleepers_avoiding(void) { return 0; }
 unsigned _skel_pool_wakes(int k) { (void)k; return 0; }
 void _skel_pool_tally(unsigned *owner_sleeps, unsigned *site_alone) { *owner_sleeps = *site_alone = 0; }
 double _skel_pool_wait_spin(double per, double expect, double elapsed) { (void)per; (void)expect; (void)elapsed; return 0; }
-static void _skel_pool_count_alone(void) {}
+void _skel_pool_count_alone(void) {}
 int _skel_pool_asleep(void) { return 0; }
 void _skel_pool_pass_wake(void) {}
 #endif
