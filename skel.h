@@ -1937,7 +1937,7 @@ int _skel_pool_step_aside(int cpu);
 int _skel_pool_sleepers_avoiding(void);
 unsigned _skel_pool_wakes(int k);
 void _skel_pool_tally(unsigned *owner_sleeps, unsigned *site_alone);
-void _skel_pool_count_alone(void);
+unsigned _skel_site_alone_calls(void);
 double _skel_pool_wait_spin(double per, double expect, double elapsed);
 int _skel_steal_parse(const char *line, double *steal, double *total);
 /* A pool call's site: when it runs on its caller alone (the implementation's
@@ -3966,7 +3966,6 @@ static struct {
                                    (now 1.6-2.2), and pool/16 ran at 0.37-0.54 of hand OpenMP's
                                    speed at 2^16 (now 0.59-0.71; bench/results/pool.md) */
     unsigned owner_sleeps;      /* atomic: calls whose caller slept on their end (benchmarks) */
-    unsigned site_alone;        /* atomic: site calls run on their caller alone (benchmarks) */
     _skel_slot slots[_SKEL_POOL_SLOTS];
     _skel_sleeper sleep[_SKEL_POOL_MAX];   /* worker k's */
 } _skel_pool;
@@ -4375,14 +4374,13 @@ unsigned _skel_pool_wakes(int k)
 /* For tests: how many workers sleep now. */
 int _skel_pool_asleep(void) { return __atomic_load_n(&_skel_pool.sleepers, __ATOMIC_ACQUIRE); }
 
-void _skel_pool_count_alone(void) { __atomic_add_fetch(&_skel_pool.site_alone, 1u, __ATOMIC_RELAXED); }
-
-/* For benchmarks: pool calls whose caller slept on their end, and site
-   calls run on their caller alone, since the process started. */
+/* For benchmarks: pool calls whose caller slept on their end (all
+   threads'), and site calls this thread ran on itself alone, since the
+   process started. */
 void _skel_pool_tally(unsigned *owner_sleeps, unsigned *site_alone)
 {
     *owner_sleeps = __atomic_load_n(&_skel_pool.owner_sleeps, __ATOMIC_RELAXED);
-    *site_alone = __atomic_load_n(&_skel_pool.site_alone, __ATOMIC_RELAXED);
+    *site_alone = _skel_site_alone_calls();
 }
 
 /* For tests: pass one wake-up on, as a woken worker does. */
@@ -4617,9 +4615,8 @@ int _skel_pool_threads(void) { return 0; }
 int _skel_pool_step_aside(int cpu) { (void)cpu; return 0; }
 int _skel_pool_sleepers_avoiding(void) { return 0; }
 unsigned _skel_pool_wakes(int k) { (void)k; return 0; }
-void _skel_pool_tally(unsigned *owner_sleeps, unsigned *site_alone) { *owner_sleeps = *site_alone = 0; }
+void _skel_pool_tally(unsigned *owner_sleeps, unsigned *site_alone) { *owner_sleeps = 0; *site_alone = _skel_site_alone_calls(); }
 double _skel_pool_wait_spin(double per, double expect, double elapsed) { (void)per; (void)expect; (void)elapsed; return 0; }
-void _skel_pool_count_alone(void) {}
 int _skel_pool_asleep(void) { return 0; }
 void _skel_pool_pass_wake(void) {}
 #endif
@@ -6153,6 +6150,8 @@ void _skel_site_note(_skel_site *e, int alone, double t, double guess)
 
 #if _SKEL_HAVE_TLS
 static _SKEL_TLS _skel_site _skel_sites[_SKEL_SITES];
+static _SKEL_TLS unsigned _skel_site_alone;     /* calls this thread ran alone (_skel_pool_tally) */
+unsigned _skel_site_alone_calls(void) { return _skel_site_alone; }
 
 /* This thread's entry for the site (a fresh one if another held it).  The
    call's shape (its units and their elements) is part of the key, not
@@ -6196,7 +6195,7 @@ void _skel_pool_site_for(const void *who, size_t units, size_t unit, int width, 
     }
     if (alone) {
         _skel_pool_inline(parts, n, body, ctx);
-        _skel_pool_count_alone();
+        ++_skel_site_alone;     /* (this thread's count: no shared line on the small calls' path) */
     } else guess = parts * _skel_pool_run(width, parts, n, body, ctx, e->par);
     _skel_site_note(e, alone, _skel_now() - t0, guess);
 }
@@ -6207,6 +6206,7 @@ void _skel_pool_site_for(const void *who, size_t units, size_t unit, int width, 
     (void)who; (void)units; (void)unit;
     _skel_pool_for(width, parts, n, body, ctx);
 }
+unsigned _skel_site_alone_calls(void) { return 0; }
 #endif
 
 /* Split [0, n) into `parts` contiguous ranges, in order, run in parallel.
