@@ -419,14 +419,19 @@
        (out of memory, a device error) fails the call with every container
        as it was, and skel_last_error names the part and its place.
        Shares: a plan's split variant gives them (the tuner makes split
-       candidates, see TUNER); a call repeated at one context
+       candidates, see TUNER), balanced for the call's context point: a
+       tuned plan predicts each part's variant's time there and at half
+       the rows (a fixed cost and a cost per share) and the shares make
+       the parts end together (_skel_tree_shares; the tuner made the
+       split for one point, and a plan answers it over a leaf of its
+       tree); a call repeated at one context
        point moves its shares halfway towards its places' measured rates
-       (at most 0.1 a call, 0.25 from the plan's, only when a part took
+       (at most 0.1 a call, 0.25 from the balanced ones, only when a part took
        50 us or more, and only from a call that copied about as many
        bytes between places as the one before it: the call that
        distributes a chain's data is no measure of the calls after it;
-       SKEL_SPLIT_REFINE=0 turns this off; SKEL_VERBOSE=1 logs each
-       change).  A GPU part's time comes from its place's time marks
+       SKEL_SPLIT_REFINE=0 turns both off: the plan's shares as stored;
+       SKEL_VERBOSE=1 logs each change).  A GPU part's time comes from its place's time marks
        (CUDA: a pair of events around its parts, timed by the device)
        when it ended before the host's parts, else from the wait's end
        (it was the later one; a place whose end mark has passed is not
@@ -678,7 +683,7 @@
                              tasks, copies between memory spaces, per worker
                              thread and place) and write it to file at exit;
                              tools/skel_trace draws it and sums it up
-       SKEL_SPLIT_REFINE=0   split calls keep their plan's shares (SPLIT CALLS)
+       SKEL_SPLIT_REFINE=0   split calls keep their plan's shares as stored (SPLIT CALLS)
        A variable set to a value skel cannot use (empty, not a number, out
        of range, an architecture NVRTC does not know) is ignored with a
        warning that names it, on stderr or to the log callback, whatever
@@ -1031,6 +1036,12 @@
        Change log, newest first; one line per change under the unreleased
        version.
        unreleased (0.3.0)
+              - A plan's split runs at shares balanced for the call's
+                context point by the times the plan predicts there for its
+                parts' variants (were: the shares of the point the tuner
+                made it for; a moment at 870 x 3881 on the H100 machine
+                ran at a smaller corner's 0.56 / 0.44, 544 us, where the
+                balanced 0.21 / 0.79 took 255).
               - skel_tune measures the machine's steal time while it tunes
                 (skel_plan_stats.steal, the text dump) and warns over 1%:
                 plans tuned while other guests took 4-5% of the CPUs
@@ -11309,7 +11320,8 @@ static int _skel_split_carries(_skel_split *S, unsigned char *carry)
    or 64 KiB): the times of a call that distributes the data (the first
    of a chain of calls, a change of split) say nothing of the calls after
    it, which move only halos.  Kept per instance for _SKEL_SPLIT_POINTS points
-   (the latest replace the oldest); SKEL_SPLIT_REFINE=0 turns it off;
+   (the latest replace the oldest); SKEL_SPLIT_REFINE=0 turns it off
+   (and the balance for the call's point, _skel_tree_shares);
    SKEL_VERBOSE=1 logs each change. ---- */
 static pthread_mutex_t _skel_refine_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -11621,6 +11633,8 @@ struct skel_plan {
     int count, cap;
     _skel_tree *tree;           /* a tuned plan (its ranges stay empty) */
 };
+
+static int _skel_tree_shares(const _skel_tree *t, const size_t *pt, _skel_pvar *pv);
 
 static void _skel_tree_free(_skel_tree *t)
 {
@@ -11989,63 +12003,97 @@ static int _skel_tree_pick(const _skel_tree *t, const size_t *point)
 }
 
 static void _skel_interp_cands(const _skel_tree *t, _skel_pnode *nd);
-/* Tests: the answer at x of a 2-D tree whose root, [16, 4096]^2, is an
-   open leaf with corners k = 0..3 (rows high iff bit 0, cols iff bit 1).
-   Variant v is backend[v] with threads[v]; where gpu[v] is set it is a
-   split of pool/threads[v] and that GPU backend.  times[k * n + v]: its
-   time at corner k (< 0: not measured there).  indexed: through the
-   leaf's candidates (_skel_interp_cands) as a loaded plan answers.  The
-   variant's index, or -1. */
-int _skel_test_interp_pick(int n, const char *const *backend, const int *threads, const char *const *gpu,
-                           const double *times, const size_t *x, double tolerance, int indexed)
-{
+/* Tests: a 2-D tree whose root, [16, 4096]^2, is an open leaf with
+   corners k = 0..3 (rows high iff bit 0, cols iff bit 1).  Variant v is
+   backend[v] with threads[v]; where gpu[v] is set it is a split of
+   pool/threads[v] and that GPU backend (shares 0.5).  times[k * n + v]:
+   its time at corner k (< 0: not measured there). */
+typedef struct _skel_test_root {
     _skel_pvar vars[8];
     _skel_ppoint pts[4];
     _skel_pnode nd;
     double tm[4 * 8 * 2];
     _skel_tree t;
+} _skel_test_root;
+static int _skel_test_root_tree(_skel_test_root *R, int n, const char *const *backend, const int *threads,
+                                const char *const *gpu, const double *times, double tolerance)
+{
+    _skel_tree *t = &R->t;
     int v, k;
     if (n > 8) return -2;
-    memset(&t, 0, sizeof t);
-    memset(vars, 0, sizeof vars);
-    memset(&nd, 0, sizeof nd);
+    memset(R, 0, sizeof *R);
     for (v = 0; v < n; ++v) {
-        snprintf(vars[v].backend, sizeof vars[v].backend, "%s", gpu[v] ? "split" : backend[v]);
-        vars[v].threads = threads[v];
+        _skel_pvar *u = &R->vars[v];
+        snprintf(u->backend, sizeof u->backend, "%s", gpu[v] ? "split" : backend[v]);
+        u->threads = threads[v];
         if (!gpu[v]) continue;
-        vars[v].nparts = 2;
-        snprintf(vars[v].part[0].backend, sizeof vars[v].part[0].backend, "pool");
-        vars[v].part[0].threads = threads[v];
-        snprintf(vars[v].part[1].backend, sizeof vars[v].part[1].backend, "%s", gpu[v]);
-        vars[v].part[0].share = vars[v].part[1].share = 0.5;
+        u->nparts = 2;
+        snprintf(u->part[0].backend, sizeof u->part[0].backend, "pool");
+        u->part[0].threads = threads[v];
+        snprintf(u->part[1].backend, sizeof u->part[1].backend, "%s", gpu[v]);
+        u->part[0].share = u->part[1].share = 0.5;
     }
-    t.conf.dims = 2;
-    t.conf.lower[0] = t.conf.lower[1] = 16;
-    t.conf.upper[0] = t.conf.upper[1] = 4096;
-    t.conf.repeats = 1;
-    t.conf.tolerance = tolerance;
-    t.vars = vars;
-    t.nvar = n;
-    t.points = pts;
-    t.npoints = 4;
-    t.times = tm;
-    t.nodes = &nd;
-    t.nnodes = 1;
-    nd.first_child = -1;
-    nd.winner = -1;
+    t->conf.dims = 2;
+    t->conf.lower[0] = t->conf.lower[1] = 16;
+    t->conf.upper[0] = t->conf.upper[1] = 4096;
+    t->conf.repeats = 1;
+    t->conf.tolerance = tolerance;
+    t->vars = R->vars;
+    t->nvar = n;
+    t->points = R->pts;
+    t->npoints = 4;
+    t->times = R->tm;
+    t->nodes = &R->nd;
+    t->nnodes = 1;
+    R->nd.first_child = -1;
+    R->nd.winner = -1;
     for (k = 0; k < 4; ++k) {
-        pts[k].x[0] = k & 1 ? 4096 : 16;
-        pts[k].x[1] = k & 2 ? 4096 : 16;
-        nd.corner[k] = k;
+        R->pts[k].x[0] = k & 1 ? 4096 : 16;
+        R->pts[k].x[1] = k & 2 ? 4096 : 16;
+        R->nd.corner[k] = k;
         for (v = 0; v < n; ++v) {
-            tm[(k * n + v) * 2] = times[k * n + v] >= 0 ? times[k * n + v] : _SKEL_T_UNMEASURED;
-            tm[(k * n + v) * 2 + 1] = 0;
+            R->tm[(k * n + v) * 2] = times[k * n + v] >= 0 ? times[k * n + v] : _SKEL_T_UNMEASURED;
+            R->tm[(k * n + v) * 2 + 1] = 0;
         }
     }
-    for (k = 0; k < 4; ++k) pts[k].winner = _skel_point_winner(&t, k);
-    for (k = 0; k < 2; ++k) { nd.lo[k] = 16; nd.hi[k] = 4096; }
-    if (indexed) { _skel_interp_cands(&t, &nd); t.parts = 1; }
-    return _skel_tree_pick(&t, x);
+    for (k = 0; k < 4; ++k) R->pts[k].winner = _skel_point_winner(t, k);
+    for (k = 0; k < 2; ++k) { R->nd.lo[k] = 16; R->nd.hi[k] = 4096; }
+    return 0;
+}
+
+/* Tests: the answer at x of that tree; indexed: through the leaf's
+   candidates (_skel_interp_cands) as a loaded plan answers.  The
+   variant's index, or -1. */
+int _skel_test_interp_pick(int n, const char *const *backend, const int *threads, const char *const *gpu,
+                           const double *times, const size_t *x, double tolerance, int indexed)
+{
+    _skel_test_root R;
+    if (_skel_test_root_tree(&R, n, backend, threads, gpu, times, tolerance) < 0) return -2;
+    if (indexed) { _skel_interp_cands(&R.t, &R.nd); R.t.parts = 1; }
+    return _skel_tree_pick(&R.t, x);
+}
+
+/* Tests: the shares split variant v of that tree takes at x
+   (_skel_tree_shares) in share[0..1]; 1 if rebalanced, 0 if it keeps
+   its own, -2 on a bad argument.  Each backend name stands for one
+   registry index (that of its first variant). */
+int _skel_test_tree_shares(int n, const char *const *backend, const int *threads, const char *const *gpu,
+                           const double *times, int v, const size_t *x, double *share)
+{
+    _skel_test_root R;
+    _skel_pvar pv;
+    int u, w, k, rc;
+    if (v < 0 || v >= n || !gpu[v] || _skel_test_root_tree(&R, n, backend, threads, gpu, times, 0) < 0) return -2;
+    for (u = 0; u < n; ++u)
+        for (R.vars[u].index = u, w = 0; w < u; ++w)
+            if (strcmp(R.vars[w].backend, R.vars[u].backend) == 0) { R.vars[u].index = w; break; }
+    pv = R.vars[v];
+    for (k = 0; k < 2; ++k)
+        for (pv.part[k].index = -1, u = 0; u < n; ++u)
+            if (strcmp(R.vars[u].backend, pv.part[k].backend) == 0) { pv.part[k].index = R.vars[u].index; break; }
+    rc = _skel_tree_shares(&R.t, x, &pv);
+    for (k = 0; k < 2; ++k) share[k] = pv.part[k].share;
+    return rc;
 }
 
 /* A 2-D lookup remembered: rows and cols below 2^26 each, the variant + 1
@@ -12232,6 +12280,12 @@ int skel_plan_lookup_point(const skel_plan *p, const size_t *point, int dims, sk
         v = _skel_tree_lookup(p->tree, point);
         if (v < 0) return _skel_fail(SKEL_EINVAL, "skel_plan_lookup: no variant ran near this point");
         if (out) _skel_pvar_public(&p->tree->vars[v], out);
+        if (out && p->tree->vars[v].nparts && _skel_refine_on()) {    /* a split: the shares a call there takes */
+            _skel_pvar pv = p->tree->vars[v];
+            int k;
+            if (_skel_tree_shares(p->tree, point, &pv))
+                for (k = 0; k < pv.nparts; ++k) out->parts[k].share = pv.part[k].share;
+        }
         return SKEL_OK;
     }
     n = _skel_point_size(point, dims);
@@ -12271,7 +12325,12 @@ static const _skel_variant *_skel_plan_variant(const skel_plan *p, const _skel_s
     if (!_skel_shape_point(sh, t->conf.dims, pt)) return NULL;
     i = _skel_tree_lookup(t, pt);
     if (i < 0 || t->vars[i].index < 0) return NULL;
-    _skel_pvar_variant(&t->vars[i], buf);
+    if (t->vars[i].nparts && _skel_refine_on()) {     /* a split: its shares for this point */
+        _skel_pvar pv = t->vars[i];
+        _skel_tree_shares(t, pt, &pv);
+        _skel_pvar_variant(&pv, buf);
+    } else
+        _skel_pvar_variant(&t->vars[i], buf);
     if (buf->backend == _skel_env.split_backend && !buf->nparts) _skel_split_default(buf);
     return buf;
 }
@@ -12309,6 +12368,79 @@ static double _skel_tree_predict(const _skel_tree *t, const size_t *point, int v
         total += _skel_corner_weight(t, nd, x, k) * r;
     }
     return total * scale;
+}
+
+/* Each place's cost of a part of s units, a + b * s; the shares s_i
+   (summing to 1) at which every place with work finishes at the same
+   time.  A place whose fixed cost alone exceeds that time gets none. */
+static void _skel_balance(int n, const double *a, const double *b, double *s)
+{
+    int i, use[SKEL_MAX_PARTS], again = 1;
+    double num, den = 0, tau = 0;
+    for (i = 0; i < n; ++i) use[i] = b[i] > 0;
+    while (again) {
+        again = 0;
+        num = 1;
+        den = 0;
+        for (i = 0; i < n; ++i)
+            if (use[i]) { num += a[i] / b[i]; den += 1 / b[i]; }
+        if (den <= 0) break;
+        tau = num / den;
+        for (i = 0; i < n; ++i)
+            if (use[i] && tau < a[i]) { use[i] = 0; again = 1; }
+    }
+    for (i = 0; i < n; ++i) s[i] = use[i] && den > 0 ? (tau - a[i]) / b[i] : 0;
+}
+
+/* A split's shares at point pt, balanced there (_skel_balance) by its
+   places' costs that the plan predicts (_skel_tree_predict): each part's
+   place is the table's single-place variant the tuner made it of, its
+   cost a + b * share through its prediction at pt and at pt with half the
+   rows (the dimension a split cuts; columns where rows cannot halve
+   within the box).  The tuner balances a split for the point where it
+   made it, and a plan answers it over a leaf (a 2-D leaf: the member of
+   the split's family made for the nearest corner), so without this a
+   call far from that corner ran at that corner's shares: on the H100
+   machine a moment at 870 x 3881 ran pool/16 | CUDA at 0.56 / 0.44, 544
+   us, where 0.21 / 0.79 took 255 (CUDA alone 282), and refinement moves
+   shares at most 0.25.  1 if pv's shares were rewritten; 0 where a
+   part's variant was not measured at every corner of the leaf. */
+static int _skel_tree_shares(const _skel_tree *t, const size_t *pt, _skel_pvar *pv)
+{
+    double a[SKEL_MAX_PARTS], b[SKEL_MAX_PARTS], s[SKEL_MAX_PARTS], f = 1, sum = 0;
+    size_t half[2] = { 0, 0 };
+    int k, v, d;
+    if (pv->nparts < 2) return 0;
+    for (d = 0; d < t->conf.dims; ++d) half[d] = pt[d];
+    for (d = 0; d < t->conf.dims; ++d)
+        if (pt[d] / 2 >= t->conf.lower[d]) {
+            half[d] = pt[d] / 2;
+            f = (double)half[d] / (double)pt[d];
+            break;
+        }
+    for (k = 0; k < pv->nparts; ++k) {
+        const _skel_ppart *q = &pv->part[k];
+        double whole = -1, part = -1, w, h;
+        for (v = 0; v < t->nvar; ++v) {     /* the least predicted of the variants the part names */
+            const _skel_pvar *u = &t->vars[v];
+            if (u->nparts || u->devices > 1 || u->device || u->index != q->index || u->threads != q->threads ||
+                u->block != q->block || u->grid != q->grid || (w = _skel_tree_predict(t, pt, v)) < 0)
+                continue;
+            if (whole < 0 || w < whole) { whole = w; part = f < 1 ? _skel_tree_predict(t, half, v) : -1; }
+        }
+        if (!(whole > 0)) return 0;
+        b[k] = whole;
+        a[k] = 0;
+        if (part > 0 && (h = (whole - part) / (1 - f)) > 0 && h < whole) {     /* a fixed cost a, b per whole call */
+            b[k] = h;
+            a[k] = whole - h;
+        }
+    }
+    _skel_balance(pv->nparts, a, b, s);
+    for (k = 0; k < pv->nparts; ++k) sum += s[k];
+    if (!(sum > 0)) return 0;
+    for (k = 0; k < pv->nparts; ++k) pv->part[k].share = s[k] / sum;
+    return 1;
 }
 
 /* The plan's best variant for a checked call at place p: 1 and *v, with
@@ -14091,29 +14223,8 @@ static void _skel_recheck_order(_skel_tuner *T, int p, _skel_synth *sp)
    single place was faster, nor where it was only about as fast.  Splits
    are made for the default variant table, or for a desc's own list with
    desc.splits = 1 (never with a cost model), and are not measured at
-   other points. */
-
-/* Each place's cost of a part of s units, a + b * s; the shares s_i
-   (summing to 1) at which every place with work finishes at the same
-   time.  A place whose fixed cost alone exceeds that time gets none. */
-static void _skel_balance(int n, const double *a, const double *b, double *s)
-{
-    int i, use[SKEL_MAX_PARTS], again = 1;
-    double num, den = 0, tau = 0;
-    for (i = 0; i < n; ++i) use[i] = b[i] > 0;
-    while (again) {
-        again = 0;
-        num = 1;
-        den = 0;
-        for (i = 0; i < n; ++i)
-            if (use[i]) { num += a[i] / b[i]; den += 1 / b[i]; }
-        if (den <= 0) break;
-        tau = num / den;
-        for (i = 0; i < n; ++i)
-            if (use[i] && tau < a[i]) { use[i] = 0; again = 1; }
-    }
-    for (i = 0; i < n; ++i) s[i] = use[i] && den > 0 ? (tau - a[i]) / b[i] : 0;
-}
+   other points.  A plan runs a split at shares balanced anew for each
+   call's point (_skel_tree_shares). */
 
 /* A point's size: its element count (the product of its coordinates). */
 static double _skel_tree_point_size(const _skel_tree *t, int p)

@@ -1545,3 +1545,52 @@ SKEL_TEST(tuner_2d_split_family_stands_in_at_corners_it_was_not_made_for)
         tm[0][2] = 8; tm[1][3] = 80; tm[2][4] = 80; tm[3][5] = 800; tm[0][6] = 7.5;
     }
 }
+
+/* A plan's split runs at shares balanced for the call's point, by the
+   times the plan predicts there for its parts' variants (cost a + b *
+   share from the prediction at the point and at half its rows), not at
+   the shares of the corner it was made for: on the H100 machine a
+   moment at 870 x 3881 ran a split made for a smaller corner at 0.56 /
+   0.44, twice the time of the balanced 0.21 / 0.79. */
+int _skel_test_tree_shares(int n, const char *const *backend, const int *threads, const char *const *gpu,
+                           const double *times, int v, const size_t *x, double *share);
+static double tt_cost(const double *a, double r, double c) { return a[0] + a[1] * r * c; }
+SKEL_TEST(tuner_split_shares_balanced_at_the_calls_point)
+{
+    const char *const be[3] = { "pool", "cuda", "split" };
+    const char *const gpu[3] = { NULL, NULL, "cuda" };
+    const int th[3] = { 16, 0, 16 };
+    double host[2] = { 5, 0.05 }, dev[2] = { 30, 0.02 }, tm[4][3], sh[2];
+    static const size_t at[4][2] = { { 870, 3881 }, { 16, 3000 }, { 4000, 16 }, { 8192, 8192 } };
+    int i, k;
+    for (k = 0; k < 4; ++k) {
+        double r = k & 1 ? 4096 : 16, c = k & 2 ? 4096 : 16;
+        tm[k][0] = tt_cost(host, r, c);
+        tm[k][1] = tt_cost(dev, r, c);
+        tm[k][2] = k == 0 ? 4 : -1;         /* the split: made and measured at corner 0 only */
+    }
+    for (i = 0; i < 4; ++i) {
+        double r = (double)at[i][0], c = (double)at[i][1], bh, bg, ah = host[0], ag = dev[0], want;
+        if (i < 3) {
+            bh = tt_cost(host, r, c) - ah;
+            bg = tt_cost(dev, r, c) - ag;
+        } else {    /* beyond the box: the corner's times scaled by size, no fixed cost */
+            bh = tt_cost(host, 4096, 4096) * 4;
+            bg = tt_cost(dev, 4096, 4096) * 4;
+            ah = ag = 0;
+        }
+        want = (bg + ag - ah) / (bh + bg);  /* ah + bh s = ag + bg (1 - s) */
+        ST_EQ_INT(_skel_test_tree_shares(3, be, th, gpu, &tm[0][0], 2, at[i], sh), 1);
+        if (fabs(sh[0] - want) > 1e-9 || fabs(sh[0] + sh[1] - 1) > 1e-12)
+            ST_FAIL("at %zu x %zu: shares %.6f / %.6f, want %.6f", at[i][0], at[i][1], sh[0], sh[1], want);
+    }
+    /* a GPU whose fixed cost exceeds the host's whole time gets nothing */
+    dev[0] = 1e9;
+    for (k = 0; k < 4; ++k) tm[k][1] = tt_cost(dev, k & 1 ? 4096 : 16, k & 2 ? 4096 : 16);
+    ST_EQ_INT(_skel_test_tree_shares(3, be, th, gpu, &tm[0][0], 2, at[0], sh), 1);
+    ST_CHECK(sh[0] == 1 && sh[1] == 0);
+    /* a part's variant not measured at a corner: the split keeps its own shares */
+    tm[1][1] = -1;
+    ST_EQ_INT(_skel_test_tree_shares(3, be, th, gpu, &tm[0][0], 2, at[0], sh), 0);
+    ST_CHECK(sh[0] == 0.5 && sh[1] == 0.5);
+}
