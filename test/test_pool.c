@@ -1003,3 +1003,40 @@ SKEL_TEST(pool_works_in_a_forked_child)
     ST_CHECK(waitpid(pid, &status, 0) == pid);
     ST_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
+
+/* The site rule's guess of a call's time on its caller alone (the gate of
+   its tries alone): the chunk count times the lower median of the chunk
+   times the threads recorded, not the caller's own chunks' time.  Here
+   the caller's home range (the first quarter of the chunks, as a Julia
+   set's first rows) takes 1 us a chunk and the rest 30 us: a guess from
+   the caller's chunks said 16 us for a call of 364 us of work. */
+typedef struct unevenwork { int parts, width; int *out; } unevenwork;
+static void uneven_body(void *ctx, int part, size_t lo, size_t hi)
+{
+    unevenwork *u = (unevenwork *)ctx;
+    double end = wall_seconds() + (part < u->parts / u->width ? 1e-6 : 30e-6);
+    size_t i;
+    while (wall_seconds() < end) {}
+    for (i = lo; i < hi; ++i) u->out[i] = (int)i + 7;
+}
+SKEL_TEST(pool_guess_of_the_time_alone_counts_every_threads_chunks)
+{
+    enum { N = 1600, PARTS = 16 };
+    int out[N], k, ok = 0;
+    const double total = 4 * 1e-6 + 12 * 30e-6;
+    unevenwork u;
+    size_t i;
+    u.parts = PARTS; u.width = 4; u.out = out;
+    for (k = 0; k < 5; ++k) {
+        double g;
+        memset(out, 0, sizeof out);
+        g = _skel_test_pool_guess(4, PARTS, N, uneven_body, &u);
+        for (i = 0; i < N; ++i)
+            if (out[i] != (int)i + 7) ST_FAIL("out[%zu] = %d", i, out[i]);
+        st_context("guess %.0f us, work %.0f us", 1e6 * g, 1e6 * total);
+        if (g < 0) ST_SKIP("the call did not run in parallel (no pool thread)");
+        ok += g >= 0.4 * total;
+    }
+    ST_CHECK(ok >= 4);      /* (a run may lose its helpers to a loaded machine: the caller's records then) */
+    _skel_pool_stop();
+}
