@@ -1046,8 +1046,8 @@
                 context point by the times the plan predicts there for its
                 parts' variants (were: the shares of the point the tuner
                 made it for; a moment at 870 x 3881 on the H100 machine
-                ran at a smaller corner's 0.56 / 0.44, 544 us, where the
-                balanced 0.21 / 0.79 took 255).
+                ran at a smaller corner's 0.56 / 0.44, 544 us, where a
+                split at 0.21 / 0.79 took 255; balanced: 293, CUDA 278).
               - skel_tune measures the machine's steal time while it tunes
                 (skel_plan_stats.steal, the text dump) and warns over 1%:
                 plans tuned while other guests took 4-5% of the CPUs
@@ -12463,7 +12463,7 @@ static void _skel_balance(int n, const double *a, const double *b, double *s)
    call far from that corner ran at that corner's shares: on the H100
    machine a moment at 870 x 3881 ran pool/16 | CUDA at 0.56 / 0.44, 544
    us, where 0.21 / 0.79 took 255 (CUDA alone 282), and refinement moves
-   shares at most 0.25.  1 if pv's shares were rewritten; 0 where a
+   shares at most 0.25; balanced here, 293 us (CUDA 278) in the next run.  1 if pv's shares were rewritten; 0 where a
    part's variant was not measured at every corner of the leaf. */
 static int _skel_tree_shares(const _skel_tree *t, const size_t *pt, _skel_pvar *pv)
 {
