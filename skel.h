@@ -4591,13 +4591,6 @@ void _skel_pool_for(int width, int parts, size_t n, _skel_body body, void *ctx)
     _skel_pool_run(width, parts, n, body, ctx, 0, NULL);
 }
 
-/* For tests: a parallel call's guess of its time alone (-1: not run in parallel). */
-double _skel_test_pool_guess(int width, int parts, size_t n, _skel_body body, void *ctx)
-{
-    double work;
-    _skel_pool_run(width, parts, n, body, ctx, 0, &work);
-    return work;
-}
 
 void _skel_pool_submit(_skel_task *t, int (*fn)(void *), void *arg)
 {
@@ -4664,13 +4657,6 @@ void _skel_pool_for(int width, int parts, size_t n, _skel_body body, void *ctx)
     _skel_pool_run(width, parts, n, body, ctx, 0, NULL);
 }
 
-/* For tests: a parallel call's guess of its time alone (-1: not run in parallel). */
-double _skel_test_pool_guess(int width, int parts, size_t n, _skel_body body, void *ctx)
-{
-    double work;
-    _skel_pool_run(width, parts, n, body, ctx, 0, &work);
-    return work;
-}
 void _skel_pool_submit(_skel_task *t, int (*fn)(void *), void *arg)
 {
     t->fn = fn; t->arg = arg; t->status = 0; t->state = _SKEL_TASK_QUEUED;
@@ -4694,6 +4680,13 @@ double _skel_pool_wait_spin(double per, double expect, double elapsed) { (void)p
 int _skel_pool_asleep(void) { return 0; }
 void _skel_pool_pass_wake(void) {}
 #endif
+/* For tests: a parallel call's guess of its time alone (-1: not run in parallel). */
+double _skel_test_pool_guess(int width, int parts, size_t n, _skel_body body, void *ctx)
+{
+    double work;
+    _skel_pool_run(width, parts, n, body, ctx, 0, &work);
+    return work;
+}
 
 /* ---------------------------------------------------------------------
    types
